@@ -1,0 +1,40 @@
+#pragma once
+// A GPU's hardware profile (hw_profiles/<name>.yaml): the engine's capacities plus the
+// parameters of the cost models. Every number in a shipped profile carries its source.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "sim/engine/hardware.hpp"
+#include "sim/io/yaml_reader.hpp"
+
+namespace ovs {
+
+struct SourcedField {
+  std::string path;  // e.g. "hbm.achievable_gbps"
+  double value = 0;
+  std::string source;  // empty when the file gave a bare number
+  int line = 0;
+};
+
+struct HwProfile {
+  std::string file;
+  std::string name;
+  std::string description;
+  std::string vendor;  // nvidia | amd
+  std::string arch;    // hopper | blackwell | cdna4
+  Hardware engine;     // what the engine shares among kernels
+  double boost_clock_mhz = 0;
+  double sustained_clock_mhz = 0;
+  std::array<double, kNumDtypes> tensor_peak_tflops{};  // dense, whole GPU, boost clock
+  double hbm_peak_gbps = 0;
+  double hbm_capacity_gb = 0;
+  std::vector<SourcedField> fields;  // every number read, with its source
+};
+
+// By shipped name (hw_profiles/<name>.yaml) or path. InputError on any problem.
+HwProfile load_hw_profile(const std::string& name_or_path);
+// From a YAML map (a profile file's root, or inline `hardware:` in a program).
+HwProfile parse_hw_profile(const yaml::Value& root);
+
+}  // namespace ovs

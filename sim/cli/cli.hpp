@@ -1,0 +1,10 @@
+#pragma once
+// The overlapsim command line, callable in-process (tests drive it exactly as users do).
+#include <ostream>
+
+namespace ovs {
+
+// Returns the exit code: 0 success, 2 bad input, 1 internal error. Never throws.
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+}  // namespace ovs

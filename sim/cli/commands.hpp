@@ -1,0 +1,16 @@
+#pragma once
+// Each subcommand registers itself on the app; its callback stores the exit code.
+#include <CLI/CLI.hpp>
+#include <ostream>
+
+namespace ovs {
+
+struct CliContext {
+  std::ostream& out;
+  std::ostream& err;
+  int exit_code = 0;
+};
+
+void add_run_command(CLI::App& app, CliContext& ctx);
+
+}  // namespace ovs

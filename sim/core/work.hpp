@@ -1,0 +1,53 @@
+#pragma once
+// Work: what a kernel has to do. Cost models produce it; the engine turns it into time.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ovs {
+
+// Tensor-core data types. CUDA-core FLOPs are counted separately (Work::cuda_core_flops).
+enum class Dtype : int { bf16 = 0, fp8 = 1, fp4 = 2 };
+inline constexpr int kNumDtypes = 3;
+inline constexpr std::array<std::string_view, kNumDtypes> kDtypeNames = {"bf16", "fp8", "fp4"};
+std::optional<Dtype> parse_dtype(std::string_view name);
+std::string_view dtype_name(Dtype d);
+
+// Inter-GPU links. Bandwidth and latency per GPU come from the hardware profile.
+enum class Link : int { nvlink = 0, rdma = 1 };
+inline constexpr int kNumLinks = 2;
+inline constexpr std::array<std::string_view, kNumLinks> kLinkNames = {"nvlink", "rdma"};
+std::optional<Link> parse_link(std::string_view name);
+
+// A named tensor that a kernel reads or writes. The engine decides, when the kernel starts,
+// whether a read is served from L2 (still resident, or being read right now by another
+// kernel) or from HBM. Writes mark the tensor resident and cost HBM bytes (write-back).
+struct TensorAccess {
+  std::string tensor;
+  double bytes = 0;
+};
+
+struct Work {
+  std::array<double, kNumDtypes> tensor_flops{};  // tensor-core FLOPs by dtype
+  double cuda_core_flops = 0;                     // FP32 SIMT FLOPs (softmax, norms, Sinkhorn)
+  double hbm_bytes = 0;                           // DRAM traffic not tied to a named tensor
+  double l2_bytes = 0;                            // traffic served by L2 (known hits)
+  std::array<double, kNumLinks> link_bytes{};     // bytes this GPU sends over each link
+  std::int64_t ctas = 1;                          // grid size
+  int ctas_per_sm = 1;                            // CTAs resident per SM (occupancy)
+  std::int64_t tiles = 0;  // units of equal work for wave quantization; 0 = ctas
+  // Fraction of an SM's tensor/CUDA-core peak reached by each busy SM (pipeline efficiency;
+  // tile padding is not here: cost models count padded FLOPs in tensor_flops).
+  double compute_efficiency = 1.0;
+  double fixed_latency_us = 0;  // paid once at start, holding SMs, using no bandwidth
+  std::vector<TensorAccess> reads;
+  std::vector<TensorAccess> writes;
+
+  double total_tensor_flops() const;
+  bool empty() const;
+};
+
+}  // namespace ovs

@@ -1,0 +1,471 @@
+#include "sim/engine/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "sim/engine/kernel_model.hpp"
+#include "sim/engine/l2_tracker.hpp"
+#include "sim/engine/share_solver.hpp"
+
+namespace ovs {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+enum class KState : char { not_issued, queued, ready, running, done };
+
+struct KernelRun {
+  KState state = KState::not_issued;
+  int held = 0;
+  double remaining = 1;     // fraction of the work left
+  double latency_left = 0;  // us of fixed latency left
+  double rate = 0;          // fraction per us
+  std::array<double, kNumShared> usage{};  // bytes per unit of progress, after L2 resolution
+  std::int64_t enqueue_seq = 0;
+  double ready_us = 0;
+};
+
+struct StreamItem {
+  enum Type : char { kernel, record, wait } type;
+  int index;  // kernel index, or record instance
+};
+
+struct StreamRun {
+  std::vector<StreamItem> items;
+  size_t head = 0;
+  int priority = 0;
+};
+
+struct Record {
+  int event;
+  bool fired = false;
+};
+
+class Run {
+ public:
+  Run(const Hardware& hw, const Program& p, Observer* obs)
+      : hw_(hw), p_(p), obs_(obs ? obs : &null_), l2_(hw.l2_size_bytes), solver_(kNumShared) {
+    const std::string problem = check_program(p);
+    if (!problem.empty()) throw std::invalid_argument(problem);
+    models_.reserve(p.kernels.size());
+    for (const auto& k : p.kernels) {
+      models_.push_back(make_kernel_model(hw, k));
+      auto& m = models_.back();
+      for (const auto& r : k.work.reads) m.reads.emplace_back(l2_.intern(r.tensor), r.bytes);
+      for (const auto& w : k.work.writes) m.writes.emplace_back(l2_.intern(w.tensor), w.bytes);
+    }
+    kr_.resize(p.kernels.size());
+    streams_.resize(p.streams.size());
+    for (size_t s = 0; s < p.streams.size(); ++s) streams_[s].priority = p.streams[s].priority;
+    latest_record_.assign(p.events.size(), -1);
+    const auto caps = shared_capacities(hw);
+    solver_.set_capacities(std::vector<double>(caps.begin(), caps.end()));
+  }
+
+  RunResult go() {
+    settle();
+    while (true) {
+      ++result_.steps;
+      if (rates_dirty_) compute_rates();
+      const double next = next_time();
+      if (next == kInf) break;
+      advance(next);
+      settle();
+    }
+    if (done_count_ != p_.kernels.size() || action_ < p_.actions.size() || pending_action_ >= 0)
+      throw SimulationError(deadlock_message());
+    result_.gpu_end_us = gpu_end_;
+    result_.host_end_us = host_free_at_;
+    result_.makespan_us = std::max(gpu_end_, host_free_at_);
+    obs_->on_run_end(result_.makespan_us);
+    return result_;
+  }
+
+ private:
+  // ---- host thread -------------------------------------------------------------------------
+  double action_cost(const HostAction& a) const {
+    if (auto* l = std::get_if<LaunchAction>(&a.step)) {
+      if (l->host_us) return *l->host_us;
+      return p_.launch_mode == LaunchMode::graph ? hw_.launch_graph_us : hw_.launch_eager_us;
+    }
+    if (std::holds_alternative<RecordAction>(a.step) || std::holds_alternative<WaitAction>(a.step))
+      return hw_.event_host_us;
+    if (auto* d = std::get_if<DelayAction>(&a.step)) return d->us;
+    return 0;
+  }
+
+  // Applies the effect of an action the host has finished paying for.
+  void apply(int index) {
+    const HostAction& a = p_.actions[index];
+    if (auto* l = std::get_if<LaunchAction>(&a.step)) {
+      const int k = l->kernel;
+      kr_[k].state = KState::queued;
+      kr_[k].enqueue_seq = enqueue_seq_++;
+      push_item(p_.kernels[k].stream, {StreamItem::kernel, k});
+      obs_->on_kernel_enqueued(t_, k);
+    } else if (auto* r = std::get_if<RecordAction>(&a.step)) {
+      records_.push_back({r->event});
+      latest_record_[r->event] = static_cast<int>(records_.size()) - 1;
+      push_item(r->stream, {StreamItem::record, latest_record_[r->event]});
+    } else if (auto* w = std::get_if<WaitAction>(&a.step)) {
+      push_item(w->stream, {StreamItem::wait, latest_record_[w->event]});
+    }
+  }
+
+  void push_item(int stream, StreamItem item) {
+    streams_[stream].items.push_back(item);
+    streams_dirty_ = true;
+  }
+
+  // Runs the host as far as it can at time t_. Returns true if anything happened.
+  bool step_host() {
+    bool progressed = false;
+    while (true) {
+      if (pending_action_ >= 0) {
+        if (host_free_at_ > t_) return progressed;
+        const int i = pending_action_;
+        pending_action_ = -1;
+        apply(i);
+        obs_->on_host_action(pending_start_, host_free_at_, i, p_.actions[i]);
+        progressed = true;
+      }
+      if (blocked_on_ >= 0) {
+        if (!records_[blocked_on_].fired) return progressed;
+        result_.host_blocked_us += t_ - blocked_since_;
+        obs_->on_host_blocked(blocked_since_, t_, blocked_action_, records_[blocked_on_].event);
+        blocked_on_ = -1;
+        host_free_at_ = t_;
+        progressed = true;
+      }
+      if (action_ >= p_.actions.size()) return progressed;
+      const int i = static_cast<int>(action_++);
+      const HostAction& a = p_.actions[i];
+      progressed = true;
+      if (auto* b = std::get_if<BlockAction>(&a.step)) {
+        blocked_on_ = latest_record_[b->event];
+        blocked_since_ = t_;
+        blocked_action_ = i;
+        continue;
+      }
+      const double cost = action_cost(a);
+      result_.host_busy_us += cost;
+      pending_action_ = i;
+      pending_start_ = t_;
+      host_free_at_ = t_ + cost;
+    }
+  }
+
+  // ---- streams and events ------------------------------------------------------------------
+  bool step_streams() {
+    bool progressed = false;
+    while (streams_dirty_) {
+      streams_dirty_ = false;
+      for (auto& s : streams_) {
+        while (s.head < s.items.size()) {
+          const StreamItem it = s.items[s.head];
+          if (it.type == StreamItem::record) {
+            fire(it.index);
+          } else if (it.type == StreamItem::wait) {
+            if (!records_[it.index].fired) break;
+          } else {
+            KernelRun& k = kr_[it.index];
+            if (k.state == KState::queued) {
+              k.state = KState::ready;
+              k.ready_us = t_;
+              insert_ready(it.index);
+              progressed = true;
+            }
+            if (k.state != KState::done) break;
+          }
+          ++s.head;
+          progressed = true;
+        }
+      }
+    }
+    return progressed;
+  }
+
+  void fire(int record) {
+    records_[record].fired = true;
+    obs_->on_event_fired(t_, records_[record].event);
+    streams_dirty_ = true;
+  }
+
+  // Waiting kernels, best first: stream priority, then the time they became ready, then the
+  // order the host launched them.
+  bool ready_before(int a, int b) const {
+    const int pa = streams_[p_.kernels[a].stream].priority;
+    const int pb = streams_[p_.kernels[b].stream].priority;
+    if (pa != pb) return pa > pb;
+    if (kr_[a].ready_us != kr_[b].ready_us) return kr_[a].ready_us < kr_[b].ready_us;
+    return kr_[a].enqueue_seq < kr_[b].enqueue_seq;
+  }
+  void insert_ready(int k) {
+    auto pos = std::find_if(ready_.begin(), ready_.end(), [&](int o) { return ready_before(k, o); });
+    ready_.insert(pos, k);
+  }
+
+  // ---- SMs: handed out in launch order, no preemption, later kernels grow into drained SMs --
+  bool assign_sms() {
+    bool changed = false;
+    int free_sms = hw_.sm_count - held_total_;
+    for (int k : running_) {
+      if (free_sms <= 0) break;
+      KernelRun& r = kr_[k];
+      const int want = models_[k].request_sms - r.held;
+      if (want <= 0) continue;
+      const int give = std::min(want, free_sms);
+      r.held += give;
+      held_total_ += give;
+      free_sms -= give;
+      obs_->on_kernel_sms(t_, k, r.held);
+      changed = true;
+    }
+    for (size_t i = 0; i < ready_.size();) {
+      const int k = ready_[i];
+      const int want = models_[k].request_sms;
+      if (want > 0 && free_sms <= 0) {
+        ++i;
+        continue;
+      }
+      const int give = std::min(want, free_sms);
+      free_sms -= give;
+      ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(i));
+      start(k, give);
+      changed = true;
+    }
+    if (changed) rates_dirty_ = true;
+    return changed;
+  }
+
+  void start(int k, int sms) {
+    KernelRun& r = kr_[k];
+    const KernelModel& m = models_[k];
+    r.state = KState::running;
+    r.held = sms;
+    held_total_ += sms;
+    r.latency_left = m.latency_us;
+    r.usage = {m.hbm_bytes, m.l2_bytes, m.link_bytes[0], m.link_bytes[1]};
+    for (const auto& [id, bytes] : m.reads) {
+      const double hit = l2_.resident_fraction(id, bytes) * bytes;
+      r.usage[kL2] += hit;
+      r.usage[kHbm] += bytes - hit;
+      l2_.begin_read(id);
+    }
+    running_.push_back(k);
+    obs_->on_kernel_start(t_, k, sms, KernelTraffic{r.usage[kHbm], r.usage[kL2]});
+  }
+
+  void finish(int k) {
+    KernelRun& r = kr_[k];
+    const KernelModel& m = models_[k];
+    r.state = KState::done;
+    r.remaining = 0;
+    held_total_ -= r.held;
+    for (const auto& [id, bytes] : m.reads) {
+      l2_.end_read(id);
+      l2_.touch(id);
+    }
+    for (const auto& [id, bytes] : m.writes) l2_.touch(id);
+    ++done_count_;
+    gpu_end_ = std::max(gpu_end_, t_);
+    obs_->on_kernel_end(t_, k);
+    streams_dirty_ = true;
+    rates_dirty_ = true;
+  }
+
+  void settle() {
+    bool again = true;
+    while (again) {
+      again = step_host();
+      again |= step_streams();
+      again |= assign_sms();
+    }
+  }
+
+  // ---- fluid rates -------------------------------------------------------------------------
+  void compute_rates() {
+    rates_dirty_ = false;
+    solver_.clear();
+    solver_index_.clear();
+    for (int k : running_) {
+      KernelRun& r = kr_[k];
+      if (r.latency_left > 0) {
+        r.rate = 0;
+        continue;
+      }
+      const double cap = rate_ceiling(hw_, models_[k], r.held, r.usage);
+      solver_index_.push_back(k);
+      solver_.add(cap, r.usage.data());
+    }
+    solver_.solve();
+    Counters c;
+    c.sms_busy = held_total_;
+    for (size_t i = 0; i < solver_index_.size(); ++i) {
+      KernelRun& r = kr_[solver_index_[i]];
+      r.rate = solver_.rate()[i];
+      if (r.rate == kInf) continue;
+      c.hbm_bytes_per_us += r.rate * r.usage[kHbm];
+      c.l2_bytes_per_us += r.rate * r.usage[kL2];
+      for (int l = 0; l < kNumLinks; ++l) c.link_bytes_per_us[l] += r.rate * r.usage[kNvlink + l];
+    }
+    obs_->on_counters(t_, c);
+  }
+
+  double finish_time(const KernelRun& r) const {
+    if (r.latency_left > 0) return t_ + r.latency_left;
+    if (r.rate == kInf) return t_;
+    if (r.rate <= 0) return kInf;
+    return t_ + r.remaining / r.rate;
+  }
+
+  double next_time() const {
+    double next = kInf;
+    if (pending_action_ >= 0) next = host_free_at_;
+    for (int k : running_) next = std::min(next, finish_time(kr_[k]));
+    return next;
+  }
+
+  void advance(double next) {
+    const double dt = next - t_;
+    double dram = 0;
+    finishing_.clear();
+    for (int k : running_) {
+      KernelRun& r = kr_[k];
+      const double end = finish_time(r);
+      if (r.latency_left > 0) {
+        if (end <= next) {
+          r.latency_left = 0;
+          rates_dirty_ = true;
+          if (r.rate == kInf || is_instant(k)) finishing_.push_back(k);
+        } else {
+          r.latency_left -= dt;
+        }
+        continue;
+      }
+      if (r.rate == kInf || end <= next) {
+        dram += r.remaining * r.usage[kHbm];
+        finishing_.push_back(k);
+      } else {
+        dram += r.rate * dt * r.usage[kHbm];
+        r.remaining -= r.rate * dt;
+      }
+    }
+    l2_.add_traffic(dram);
+    t_ = next;
+    if (!finishing_.empty()) {
+      for (int k : finishing_) finish(k);
+      running_.erase(std::remove_if(running_.begin(), running_.end(),
+                                    [&](int k) { return kr_[k].state == KState::done; }),
+                     running_.end());
+    }
+  }
+
+  // A kernel with nothing to do after its latency (no FLOPs, no bytes, no given duration).
+  bool is_instant(int k) const {
+    const KernelModel& m = models_[k];
+    const auto& u = kr_[k].usage;
+    if (m.given) return m.duration_us <= 0;
+    return m.compute_us_one_sm <= 0 && u[kHbm] <= 0 && u[kL2] <= 0 && u[kNvlink] <= 0 &&
+           u[kRdma] <= 0;
+  }
+
+  std::string deadlock_message() const {
+    if (blocked_on_ >= 0)
+      return "deadlock at t=" + std::to_string(t_) + " us: the host waits on event '" +
+             p_.events[records_[blocked_on_].event] + "', which can never fire";
+    for (size_t s = 0; s < streams_.size(); ++s) {
+      const auto& st = streams_[s];
+      if (st.head < st.items.size() && st.items[st.head].type == StreamItem::wait)
+        return "deadlock at t=" + std::to_string(t_) + " us: stream '" + p_.streams[s].name +
+               "' waits on event '" + p_.events[records_[st.items[st.head].index].event] +
+               "', which can never fire";
+    }
+    for (size_t k = 0; k < kr_.size(); ++k)
+      if (kr_[k].state == KState::ready)
+        return "deadlock at t=" + std::to_string(t_) + " us: kernel '" + p_.kernels[k].name +
+               "' can never get an SM";
+    return "the program stalled at t=" + std::to_string(t_) + " us";
+  }
+
+  const Hardware& hw_;
+  const Program& p_;
+  Observer null_;
+  Observer* obs_;
+  L2Tracker l2_;
+  ShareSolver solver_;
+  std::vector<KernelModel> models_;
+  std::vector<KernelRun> kr_;
+  std::vector<StreamRun> streams_;
+  std::vector<Record> records_;
+  std::vector<int> latest_record_;
+  std::vector<int> ready_;
+  std::vector<int> running_;  // in start order
+  std::vector<int> solver_index_;
+  std::vector<int> finishing_;
+  double t_ = 0;
+  double gpu_end_ = 0;
+  size_t action_ = 0;
+  int pending_action_ = -1;
+  double pending_start_ = 0;
+  double host_free_at_ = 0;
+  int blocked_on_ = -1;
+  int blocked_action_ = -1;
+  double blocked_since_ = 0;
+  int held_total_ = 0;
+  size_t done_count_ = 0;
+  std::int64_t enqueue_seq_ = 0;
+  bool streams_dirty_ = false;
+  bool rates_dirty_ = true;
+  RunResult result_;
+};
+
+}  // namespace
+
+Engine::Engine(Hardware hw) : hw_(std::move(hw)) {}
+
+RunResult Engine::run(const Program& program, Observer* observer) const {
+  Run r(hw_, program, observer);
+  return r.go();
+}
+
+double Engine::solo_time_us(const KernelSpec& kernel) const {
+  Program p;
+  p.streams = {StreamSpec{"s", 0}};
+  p.kernels = {kernel};
+  p.kernels[0].stream = 0;
+  p.actions = {HostAction{LaunchAction{0, 0.0}, {}}};
+  return run(p).gpu_end_us;
+}
+
+void ObserverList::on_host_action(double s, double e, int i, const HostAction& a) {
+  for (auto* o : list_) o->on_host_action(s, e, i, a);
+}
+void ObserverList::on_host_blocked(double s, double e, int i, int ev) {
+  for (auto* o : list_) o->on_host_blocked(s, e, i, ev);
+}
+void ObserverList::on_kernel_enqueued(double t, int k) {
+  for (auto* o : list_) o->on_kernel_enqueued(t, k);
+}
+void ObserverList::on_kernel_start(double t, int k, int sms, const KernelTraffic& tr) {
+  for (auto* o : list_) o->on_kernel_start(t, k, sms, tr);
+}
+void ObserverList::on_kernel_sms(double t, int k, int sms) {
+  for (auto* o : list_) o->on_kernel_sms(t, k, sms);
+}
+void ObserverList::on_kernel_end(double t, int k) {
+  for (auto* o : list_) o->on_kernel_end(t, k);
+}
+void ObserverList::on_event_fired(double t, int ev) {
+  for (auto* o : list_) o->on_event_fired(t, ev);
+}
+void ObserverList::on_counters(double t, const Counters& c) {
+  for (auto* o : list_) o->on_counters(t, c);
+}
+void ObserverList::on_run_end(double t) {
+  for (auto* o : list_) o->on_run_end(t);
+}
+
+}  // namespace ovs

@@ -1,0 +1,77 @@
+#pragma once
+// A host program: what the CPU does, in order. The engine's single input besides hardware.
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "sim/core/work.hpp"
+
+namespace ovs {
+
+struct StreamSpec {
+  std::string name;
+  int priority = 0;  // higher gets free SMs first among kernels waiting for them
+};
+
+struct KernelSpec {
+  std::string name;
+  int stream = 0;
+  Work work;
+  // Given (measured) duration: the kernel takes this long on `sms` SMs, whatever its Work.
+  std::optional<double> duration_us;
+  int sms = 0;         // SMs a given-duration kernel occupies (0: takes no part in SM sharing)
+  int sm_cap = 0;      // compute kernels: at most this many SMs (0 = no cap)
+  int fixed_sms = -1;  // >= 0: holds exactly this many SMs (communication kernels; 0 = none)
+  // Labels for reports and analysis; the engine does not read them.
+  std::string op;
+  int micro_batch = -1;
+  std::string category;
+};
+
+enum class LaunchMode { eager, graph };
+
+struct LaunchAction {
+  int kernel = 0;
+  std::optional<double> host_us;  // overrides the profile's launch cost for this launch
+};
+struct RecordAction {
+  int event = 0;
+  int stream = 0;
+};
+struct WaitAction {  // the stream waits for the event's latest record
+  int event = 0;
+  int stream = 0;
+};
+struct BlockAction {  // the host waits for the event's latest record
+  int event = 0;
+};
+struct DelayAction {  // host time spent outside the GPU API (framework overhead)
+  double us = 0;
+  std::string label;
+};
+
+using HostStep = std::variant<LaunchAction, RecordAction, WaitAction, BlockAction, DelayAction>;
+
+struct HostAction {
+  HostStep step;
+  std::string label;  // op / micro-batch label for the host track
+};
+
+struct Program {
+  std::vector<StreamSpec> streams;
+  std::vector<std::string> events;
+  std::vector<KernelSpec> kernels;
+  std::vector<HostAction> actions;
+  LaunchMode launch_mode = LaunchMode::eager;
+};
+
+// The same program with every kernel on one stream, in program order: event waits become
+// no-ops (same-stream order already holds) and records move to that stream.
+Program serialized(const Program& p);
+
+// Structural checks of a program built in code (indices in range, every wait preceded by a
+// record of its event). Returns the first problem, or an empty string.
+std::string check_program(const Program& p);
+
+}  // namespace ovs

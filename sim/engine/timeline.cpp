@@ -1,0 +1,64 @@
+#include "sim/engine/timeline.hpp"
+
+#include <algorithm>
+
+namespace ovs {
+
+Timeline::Timeline(const Program& p) : p_(p), kernels_(p.kernels.size()) {}
+
+void Timeline::on_host_action(double s, double e, int i, const HostAction&) {
+  host_.push_back({s, e, i, false});
+}
+void Timeline::on_host_blocked(double s, double e, int i, int) { host_.push_back({s, e, i, true}); }
+void Timeline::on_kernel_enqueued(double t, int k) { kernels_[k].enqueue_us = t; }
+void Timeline::on_kernel_start(double t, int k, int sms, const KernelTraffic& tr) {
+  kernels_[k].start_us = t;
+  kernels_[k].sms.emplace_back(t, sms);
+  kernels_[k].traffic = tr;
+}
+void Timeline::on_kernel_sms(double t, int k, int sms) { kernels_[k].sms.emplace_back(t, sms); }
+void Timeline::on_kernel_end(double t, int k) { kernels_[k].end_us = t; }
+void Timeline::on_counters(double t, const Counters& c) {
+  if (!counters_.empty() && counters_.back().t_us == t)
+    counters_.back().c = c;
+  else
+    counters_.push_back({t, c});
+}
+
+double Timeline::stream_busy_us(int stream) const {
+  double busy = 0;
+  for (size_t k = 0; k < kernels_.size(); ++k)
+    if (p_.kernels[k].stream == stream && kernels_[k].end_us >= 0) busy += kernels_[k].duration_us();
+  return busy;
+}
+
+double Timeline::sm_us() const {
+  double total = 0;
+  for (const auto& k : kernels_) {
+    for (size_t i = 0; i < k.sms.size(); ++i) {
+      const double until = i + 1 < k.sms.size() ? k.sms[i + 1].first : k.end_us;
+      total += k.sms[i].second * (until - k.sms[i].first);
+    }
+  }
+  return total;
+}
+
+double Timeline::gpu_busy_us() const {
+  std::vector<std::pair<double, double>> spans;
+  for (const auto& k : kernels_)
+    if (k.end_us > k.start_us) spans.emplace_back(k.start_us, k.end_us);
+  std::sort(spans.begin(), spans.end());
+  double busy = 0, cur_s = -1, cur_e = -1;
+  for (const auto& [s, e] : spans) {
+    if (s > cur_e) {
+      busy += cur_e - cur_s;
+      cur_s = s;
+      cur_e = e;
+    } else {
+      cur_e = std::max(cur_e, e);
+    }
+  }
+  return busy + (cur_e - cur_s);
+}
+
+}  // namespace ovs

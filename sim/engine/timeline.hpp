@@ -1,0 +1,66 @@
+#pragma once
+// The timeline of a run, recorded as an observer: every kernel (enqueue, start, end, stream,
+// SMs held over time, traffic after L2 resolution), the host's spans and the resource counters.
+#include <utility>
+#include <vector>
+
+#include "sim/engine/observer.hpp"
+#include "sim/engine/program.hpp"
+
+namespace ovs {
+
+struct KernelRecord {
+  double enqueue_us = -1;
+  double start_us = -1;
+  double end_us = -1;
+  std::vector<std::pair<double, int>> sms;  // (time, SMs held from then on)
+  KernelTraffic traffic;
+  double duration_us() const { return end_us - start_us; }
+};
+
+struct HostSpan {
+  double start_us = 0;
+  double end_us = 0;
+  int action = 0;
+  bool blocked = false;  // waiting on an event rather than working
+};
+
+struct CounterSample {
+  double t_us = 0;
+  Counters c;
+};
+
+class Timeline : public Observer {
+ public:
+  explicit Timeline(const Program& p);
+
+  void on_host_action(double s, double e, int i, const HostAction& a) override;
+  void on_host_blocked(double s, double e, int i, int ev) override;
+  void on_kernel_enqueued(double t, int k) override;
+  void on_kernel_start(double t, int k, int sms, const KernelTraffic& tr) override;
+  void on_kernel_sms(double t, int k, int sms) override;
+  void on_kernel_end(double t, int k) override;
+  void on_counters(double t, const Counters& c) override;
+  void on_run_end(double t) override { end_us_ = t; }
+
+  const std::vector<KernelRecord>& kernels() const { return kernels_; }
+  const std::vector<HostSpan>& host() const { return host_; }
+  const std::vector<CounterSample>& counters() const { return counters_; }
+  double end_us() const { return end_us_; }
+
+  // Time the stream had a kernel running (its kernels never overlap each other).
+  double stream_busy_us(int stream) const;
+  // Integral of SMs held over the run, in SM x us.
+  double sm_us() const;
+  // Time at least one kernel was running anywhere.
+  double gpu_busy_us() const;
+
+ private:
+  const Program& p_;
+  std::vector<KernelRecord> kernels_;
+  std::vector<HostSpan> host_;
+  std::vector<CounterSample> counters_;
+  double end_us_ = 0;
+};
+
+}  // namespace ovs

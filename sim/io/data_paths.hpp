@@ -1,0 +1,26 @@
+#pragma once
+// Where shipped data lives (hw_profiles/, models/, strategies/): $OVERLAPSIM_HOME if set, else
+// the source tree this binary was built from.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ovs {
+
+std::string data_root();
+
+// Resolves NAME_OR_PATH: an existing file path is used as is; otherwise <root>/<folder>/<name>.yaml
+// (searching sub-folders of <folder> too). Throws NameError (no location: the caller adds the
+// file, line or flag) naming `what` and listing the shipped names when nothing matches.
+std::string resolve_data_file(const std::string& name_or_path, const std::string& folder,
+                              const std::string& what);
+
+class NameError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Names (file stems) of the YAML files under <root>/<folder>, sorted.
+std::vector<std::string> shipped_names(const std::string& folder);
+
+}  // namespace ovs
