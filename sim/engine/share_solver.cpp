@@ -16,6 +16,19 @@ void ShareSolver::solve() {
   const int R = num_resources_;
   constexpr double kInf = std::numeric_limits<double>::infinity();
   rate_.assign(n, 0.0);
+  // Fast path: when every consumer at its own ceiling fits in every resource, that is the answer.
+  {
+    slope_.assign(R, 0.0);
+    bool fits = true;
+    for (int j = 0; j < n && fits; ++j)
+      for (int r = 0; r < R; ++r)
+        if (usage_[j * R + r] > 0) slope_[r] += usage_[j * R + r] * cap_[j];
+    for (int r = 0; r < R; ++r) fits = fits && slope_[r] <= capacity_[r];
+    if (fits) {
+      rate_ = cap_;
+      return;
+    }
+  }
   dominant_.assign(n, 0.0);
   active_.assign(n, 0);
   remaining_ = capacity_;

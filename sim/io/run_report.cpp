@@ -60,7 +60,8 @@ void write_run_table(std::ostream& out, const RunSummary& s) {
   const Hardware& hw = s.loaded.hw.engine;
   const double mk = s.result.makespan_us;
   out << fmt::format("program    {}\n", s.loaded.file);
-  out << fmt::format("hardware   {} ({} SMs), {} launches\n", s.loaded.hw.name, hw.sm_count,
+  out << fmt::format("hardware   {} ({} {}), {} launches\n", s.loaded.hw.name, hw.sm_count,
+                     s.loaded.hw.vendor == "amd" ? "CUs" : "SMs",
                      p.launch_mode == LaunchMode::graph ? "CUDA-graph" : "eager");
   out << fmt::format("kernels    {} on {} streams, {} host actions\n", p.kernels.size(),
                      p.streams.size(), p.actions.size());
@@ -71,9 +72,12 @@ void write_run_table(std::ostream& out, const RunSummary& s) {
                        100.0 * (s.serial_us - mk) / s.serial_us);
   out << fmt::format("host       busy {:.1f} us, blocked {:.1f} us, done at {:.1f} us\n",
                      s.result.host_busy_us, s.result.host_blocked_us, s.result.host_end_us);
-  out << fmt::format("GPU        busy {:.1f} us of {:.1f}; SM utilization {:.1f} %\n",
-                     s.timeline.gpu_busy_us(), mk,
-                     mk > 0 ? 100.0 * s.timeline.sm_us() / (hw.sm_count * mk) : 0.0);
+  const double sm_us = s.timeline.sm_us();
+  out << fmt::format("GPU        busy {:.1f} us of {:.1f}; ", s.timeline.gpu_busy_us(), mk);
+  if (sm_us > 0 && mk > 0)
+    out << fmt::format("SM utilization {:.1f} %\n", 100.0 * sm_us / (hw.sm_count * mk));
+  else
+    out << "no kernel holds SMs (given durations)\n";
   out << fmt::format("\n{:<16} {:>8} {:>12} {:>8}\n", "stream", "kernels", "busy_us", "busy");
   for (size_t i = 0; i < p.streams.size(); ++i) {
     int n = 0;

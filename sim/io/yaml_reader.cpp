@@ -1,6 +1,7 @@
 #include "sim/io/yaml_reader.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -66,6 +67,10 @@ std::string Value::str() const {
 double Value::number(NumberRange r) const {
   if (!node_.IsScalar()) fail("expected a number");
   const std::string& s = node_.Scalar();
+  std::string lower;
+  for (char c : s) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* special : {".nan", ".inf", "-.inf", "+.inf", "nan", "inf", "-inf", "+inf"})
+    if (lower == special) fail("must be a finite number, got '" + s + "'");
   errno = 0;
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
