@@ -35,10 +35,93 @@ class SourcedReader {
     p_.fields.push_back(f);
     return f.value;
   }
+  // A list of whole numbers given as {values: [..], source: ".."} or bare.
+  std::vector<int> read_int_list(const yaml::Value& v, int lo, int hi) {
+    SourcedField f;
+    f.path = v.path();
+    f.line = v.line();
+    std::vector<int> out;
+    auto parse_items = [&](const yaml::Value& list) {
+      for (const auto& item : list.items()) out.push_back(static_cast<int>(item.integer(lo, hi)));
+      if (out.empty()) list.fail("must not be empty");
+    };
+    if (v.is_map()) {
+      yaml::Map m(v, {"values", "source", "note"});
+      parse_items(m.required("values"));
+      f.source = m.required("source").str();
+    } else {
+      parse_items(v);
+    }
+    f.value = out.front();
+    p_.fields.push_back(f);
+    return out;
+  }
 
  private:
   HwProfile& p_;
 };
+
+void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams& k, int sm_count) {
+  yaml::Map m(v, {"gemm", "attention", "memory", "comm", "framework_op_us"});
+  {
+    yaml::Map g(m.required("gemm"), {"block_m", "block_n_min", "block_n_max", "block_n_step", "block_k",
+                                     "efficiency", "efficiency_m64_ratio", "tile_overhead_us",
+                                     "epilogue_write_fraction", "fixed_latency_us", "masked_m_spread"});
+    GemmParams& p = k.gemm;
+    p.block_m = num.read_int_list(g.required("block_m"), 16, 512);
+    p.block_n_min = static_cast<int>(num.read(g, "block_n_min", {8, 512}));
+    p.block_n_max = static_cast<int>(num.read(g, "block_n_max", {8, 512}));
+    p.block_n_step = static_cast<int>(num.read(g, "block_n_step", {8, 512}));
+    p.block_k = static_cast<int>(num.read(g, "block_k", {16, 1024}));
+    if (p.block_n_min > p.block_n_max) g.required("block_n_min").fail("must not exceed block_n_max");
+    yaml::Map e(g.required("efficiency"), {"bf16", "fp8", "fp4"});
+    for (int d = 0; d < kNumDtypes; ++d) {
+      const std::string key(kDtypeNames[d]);
+      if (e.has(key)) p.efficiency[d] = num.read(e, key, yaml::kFraction);
+    }
+    p.efficiency_m64_ratio = num.read(g, "efficiency_m64_ratio", yaml::kFraction);
+    p.tile_overhead_us = num.read(g, "tile_overhead_us", yaml::kNonNegative);
+    p.epilogue_write_fraction = num.read(g, "epilogue_write_fraction", {0, 1});
+    p.fixed_latency_us = num.read(g, "fixed_latency_us", yaml::kNonNegative);
+    p.masked_m_spread = num.read(g, "masked_m_spread", {0, 0.99});
+  }
+  {
+    yaml::Map a(m.required("attention"), {"mla_decode_efficiency", "sparse_decode_efficiency",
+                                          "prefill_efficiency", "sparse_prefill_efficiency",
+                                          "indexer_efficiency", "fixed_latency_us"});
+    AttentionParams& p = k.attention;
+    p.mla_decode_efficiency = num.read(a, "mla_decode_efficiency", yaml::kFraction);
+    p.sparse_decode_efficiency = num.read(a, "sparse_decode_efficiency", yaml::kFraction);
+    p.prefill_efficiency = num.read(a, "prefill_efficiency", yaml::kFraction);
+    p.sparse_prefill_efficiency = num.read(a, "sparse_prefill_efficiency", yaml::kFraction);
+    p.indexer_efficiency = num.read(a, "indexer_efficiency", yaml::kFraction);
+    p.fixed_latency_us = num.read(a, "fixed_latency_us", yaml::kNonNegative);
+  }
+  {
+    yaml::Map mm(m.required("memory"), {"kernel_min_us", "bytes_per_cta", "ctas_per_sm"});
+    k.memory.kernel_min_us = num.read(mm, "kernel_min_us", yaml::kNonNegative);
+    k.memory.bytes_per_cta = num.read(mm, "bytes_per_cta", yaml::kPositive);
+    k.memory.ctas_per_sm = static_cast<int>(num.read(mm, "ctas_per_sm", {1, 64}));
+  }
+  {
+    yaml::Map c(m.required("comm"), {"deepep_normal_sms", "normal_nvlink_efficiency", "normal_rdma_efficiency",
+                                     "ll_nvlink_efficiency", "ll_rdma_efficiency", "ll_latency_us",
+                                     "ll_latency_per_log2_ep_us", "ll_send_sms", "collective_efficiency",
+                                     "collective_sms"});
+    CommParams& p = k.comm;
+    p.deepep_normal_sms = static_cast<int>(num.read(c, "deepep_normal_sms", {1, double(sm_count)}));
+    p.normal_nvlink_efficiency = num.read(c, "normal_nvlink_efficiency", yaml::kFraction);
+    p.normal_rdma_efficiency = num.read(c, "normal_rdma_efficiency", yaml::kFraction);
+    p.ll_nvlink_efficiency = num.read(c, "ll_nvlink_efficiency", yaml::kFraction);
+    p.ll_rdma_efficiency = num.read(c, "ll_rdma_efficiency", yaml::kFraction);
+    p.ll_latency_us = num.read(c, "ll_latency_us", yaml::kNonNegative);
+    p.ll_latency_per_log2_ep_us = num.read(c, "ll_latency_per_log2_ep_us", yaml::kNonNegative);
+    p.ll_send_sms = static_cast<int>(num.read(c, "ll_send_sms", {1, double(sm_count)}));
+    p.collective_efficiency = num.read(c, "collective_efficiency", yaml::kFraction);
+    p.collective_sms = static_cast<int>(num.read(c, "collective_sms", {1, double(sm_count)}));
+  }
+  k.framework_op_us = num.read(m, "framework_op_us", yaml::kNonNegative);
+}
 
 }  // namespace
 
@@ -48,7 +131,7 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
   SourcedReader num(p);
   yaml::Map m(root, {"name", "description", "vendor", "arch", "sm_count", "boost_clock_mhz",
                      "sustained_clock_mhz", "tensor_peak_tflops", "cuda_core_peak_tflops", "hbm",
-                     "l2", "links", "host"});
+                     "l2", "links", "host", "kernels"});
   p.name = m.required("name").str();
   if (auto d = m.optional("description")) p.description = d->str();
   p.vendor = m.required("vendor").choice({"nvidia", "amd"});
@@ -109,6 +192,11 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
     hw.launch_eager_us = num.read(h, "launch_eager_us", yaml::kNonNegative);
     hw.launch_graph_us = num.read(h, "launch_graph_us", yaml::kNonNegative);
     hw.event_host_us = num.read_opt(h, "event_us", yaml::kNonNegative, 0);
+  }
+  // Programs with inline hardware need no cost models; named profiles always have them.
+  if (auto kv = m.optional("kernels")) {
+    parse_kernel_params(*kv, num, p.kernels, hw.sm_count);
+    p.has_kernel_params = true;
   }
   return p;
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "models/hw/kernel_params.hpp"
 #include "sim/engine/hardware.hpp"
 #include "sim/io/yaml_reader.hpp"
 
@@ -29,7 +30,12 @@ struct HwProfile {
   std::array<double, kNumDtypes> tensor_peak_tflops{};  // dense, whole GPU, boost clock
   double hbm_peak_gbps = 0;
   double hbm_capacity_gb = 0;
+  KernelParams kernels;  // cost-model parameters
+  bool has_kernel_params = false;
   std::vector<SourcedField> fields;  // every number read, with its source
+
+  // Per-SM sustained tensor peak for a dtype, in FLOP/us.
+  double peak_per_sm(Dtype d) const { return engine.tensor_flops_per_us_per_sm[static_cast<int>(d)]; }
 };
 
 // By shipped name (hw_profiles/<name>.yaml) or path. InputError on any problem.

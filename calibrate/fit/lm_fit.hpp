@@ -1,0 +1,31 @@
+#pragma once
+// Bounded nonlinear least squares with Eigen's Levenberg-Marquardt (unsupported module):
+// parameters are mapped to their [lo, hi] box through a smooth transform, the Jacobian is taken
+// by forward differences, and several starts inside the box guard against local minima.
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ovs {
+
+struct FitParam {
+  std::string name;
+  double initial = 0;
+  double lo = 0;
+  double hi = 1;
+};
+
+struct FitResult {
+  std::vector<double> values;
+  std::vector<double> residuals;  // at the solution
+  double cost = 0;                // sum of squared residuals
+  int evaluations = 0;
+};
+
+// residuals(params) must return the same number of residuals at every call.
+using ResidualFn = std::function<std::vector<double>(const std::vector<double>&)>;
+
+FitResult fit_least_squares(const std::vector<FitParam>& params, const ResidualFn& residuals,
+                            int starts = 4);
+
+}  // namespace ovs

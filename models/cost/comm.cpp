@@ -1,0 +1,141 @@
+#include "models/cost/comm.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/error.hpp"
+
+namespace ovs {
+
+double deepep_token_bytes(Dtype dtype, int hidden) {
+  if (dtype == Dtype::bf16) return 2.0 * hidden;
+  return hidden * dtype_bytes(dtype) + std::ceil(hidden / 128.0) * 4.0;
+}
+
+namespace {
+
+RoutingStats checked_routing(const DeepepShape& s) {
+  try {
+    return routing_stats(s.routing);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("", 0, "routing", e.what());
+  }
+}
+
+const char* op_name(CommOp op) { return op == CommOp::dispatch ? "dispatch" : "combine"; }
+
+}  // namespace
+
+DeepepCost deepep_cost(const HwProfile& hw, const DeepepShape& s) {
+  const CommParams& p = hw.kernels.comm;
+  if (s.tokens < 0) throw InputError("", 0, "tokens", "must be >= 0");
+  DeepepCost out;
+  out.routing = checked_routing(s);
+  const RoutingStats& r = out.routing;
+  const double tb = deepep_token_bytes(s.op == CommOp::dispatch ? s.dispatch_dtype : Dtype::bf16, s.hidden);
+  const double t = double(s.tokens);
+  const bool has_rdma = r.nodes > 1;
+  if (has_rdma && hw.engine.links[1].bytes_per_us <= 0)
+    throw InputError("", 0, "ep", fmt::format("EP {} spans {} nodes but {} has no RDMA link", s.routing.ep_size,
+                                              r.nodes, hw.name));
+
+  if (s.mode == DeepepMode::normal) {
+    KernelCost k;
+    k.name = fmt::format("deepep_{}_normal", op_name(s.op));
+    k.category = "comm";
+    k.fixed_sms = s.num_sms > 0 ? s.num_sms : p.deepep_normal_sms;
+    Work& w = k.work;
+    w.ctas = k.fixed_sms;
+    // RDMA once per remote node, then NVLink copies inside every node; the wire carries the
+    // payload at the measured efficiency of these kernels. The hottest rank sets the pace.
+    const double rdma = t * r.remote_nodes_per_token * tb * s.imbalance;
+    const double nvl = (has_rdma ? t * r.nvlink_copies_per_token : t * r.same_node_ranks_per_token) * tb * s.imbalance;
+    w.link_bytes[static_cast<int>(Link::rdma)] = rdma / p.normal_rdma_efficiency;
+    w.link_bytes[static_cast<int>(Link::nvlink)] = nvl / p.normal_nvlink_efficiency;
+    // Send buffer read and receive buffer written once each through HBM.
+    w.hbm_bytes = t * tb + t * r.ranks_per_token * tb * s.imbalance;
+    out.logical_bytes = t * (has_rdma ? r.nodes_per_token : r.ranks_per_token) * tb;
+    k.logical_bytes = out.logical_bytes;
+    k.detail = fmt::format("EP {} over {} node(s): {:.2f} nodes, {:.2f} ranks per token; {} SMs", s.routing.ep_size,
+                           r.nodes, r.nodes_per_token, r.ranks_per_token, k.fixed_sms);
+    out.kernels.push_back(std::move(k));
+    return out;
+  }
+
+  // Low-latency: one message per (token, expert) to the expert's rank, none to itself; peers in
+  // the same node over NVLink, the others over RDMA. Latency grows with the number of peers.
+  const double per_token_experts = s.routing.topk;
+  const double ranks = s.routing.ep_size;
+  const double local_share = 1.0 / ranks;
+  const double gpn = std::min<double>(s.routing.gpus_per_node, ranks);
+  const double nvl_share = (gpn - 1) / ranks;
+  const double rdma_share = std::max(0.0, 1.0 - local_share - nvl_share);
+  const double msgs = t * per_token_experts * s.imbalance;
+  KernelCost send;
+  send.name = fmt::format("deepep_{}_ll_send", op_name(s.op));
+  send.category = "comm";
+  send.fixed_sms = std::min(p.ll_send_sms, hw.engine.sm_count);
+  send.work.ctas = send.fixed_sms;
+  send.work.hbm_bytes = t * tb;  // read the tokens once into the send path
+  send.work.fixed_latency_us = hw.kernels.memory.kernel_min_us;
+  KernelCost transfer;
+  transfer.name = fmt::format("deepep_{}_ll_in_flight", op_name(s.op));
+  transfer.category = "comm";
+  transfer.fixed_sms = 0;
+  transfer.work.ctas = 0;
+  transfer.work.link_bytes[static_cast<int>(Link::nvlink)] = msgs * nvl_share * tb / p.ll_nvlink_efficiency;
+  if (rdma_share > 0) {
+    if (hw.engine.links[1].bytes_per_us <= 0)
+      throw InputError("", 0, "ep", fmt::format("EP {} spans several nodes but {} has no RDMA link",
+                                                s.routing.ep_size, hw.name));
+    transfer.work.link_bytes[static_cast<int>(Link::rdma)] = msgs * rdma_share * tb / p.ll_rdma_efficiency;
+  }
+  transfer.work.fixed_latency_us = p.ll_latency_us + p.ll_latency_per_log2_ep_us * std::log2(ranks);
+  KernelCost recv;
+  recv.name = fmt::format("deepep_{}_ll_recv", op_name(s.op));
+  recv.category = "comm";
+  recv.fixed_sms = send.fixed_sms;
+  recv.work.ctas = recv.fixed_sms;
+  recv.work.fixed_latency_us = hw.kernels.memory.kernel_min_us;
+  out.logical_bytes = t * per_token_experts * tb;
+  transfer.logical_bytes = out.logical_bytes;
+  transfer.detail = fmt::format("{} messages/token: {:.0f}% NVLink, {:.0f}% RDMA, {:.0f}% local",
+                                per_token_experts, 100 * nvl_share, 100 * rdma_share, 100 * local_share);
+  out.kernels = {send, transfer, recv};
+  return out;
+}
+
+KernelCost deepep_notify_cost(const HwProfile& hw, const DeepepShape& s) {
+  const RoutingStats r = checked_routing(s);
+  KernelCost k;
+  k.name = "deepep_notify_dispatch";
+  k.category = "comm";
+  k.fixed_sms = s.num_sms > 0 ? s.num_sms : hw.kernels.comm.deepep_normal_sms;
+  k.work.ctas = k.fixed_sms;
+  // A few bytes of counts to every peer: latency-bound; one round over the slowest link used.
+  const int link = r.nodes > 1 ? static_cast<int>(Link::rdma) : static_cast<int>(Link::nvlink);
+  k.work.link_bytes[link] = 64.0 * s.routing.ep_size;
+  k.work.fixed_latency_us = hw.kernels.memory.kernel_min_us;
+  return k;
+}
+
+KernelCost collective_cost(const HwProfile& hw, Collective c, double bytes_total, int ranks) {
+  const CommParams& p = hw.kernels.comm;
+  KernelCost k;
+  k.name = c == Collective::all_gather ? "all_gather" : "reduce_scatter";
+  k.category = "comm";
+  k.fixed_sms = std::min(p.collective_sms, hw.engine.sm_count);
+  k.work.ctas = k.fixed_sms;
+  if (ranks > 1) {
+    // Ring: each GPU sends (ranks - 1) / ranks of the total.
+    k.work.link_bytes[static_cast<int>(Link::nvlink)] = bytes_total * (ranks - 1) / ranks / p.collective_efficiency;
+    k.work.hbm_bytes = 2.0 * bytes_total;
+  }
+  k.work.fixed_latency_us = hw.kernels.memory.kernel_min_us;
+  k.logical_bytes = bytes_total;
+  return k;
+}
+
+}  // namespace ovs

@@ -1,0 +1,28 @@
+#pragma once
+// What a cost model returns: one kernel's Work plus the labels the reports need. The engine
+// turns the Work into time, alone (overlapsim kernel) or beside others (run, whatif).
+#include <string>
+
+#include "sim/core/work.hpp"
+#include "sim/engine/program.hpp"
+
+namespace ovs {
+
+struct KernelCost {
+  std::string name;
+  std::string category;  // gemm, attention, memory, comm
+  Work work;
+  int fixed_sms = -1;        // communication kernels: SMs held for the whole kernel
+  int sm_cap = 0;            // compute kernels: at most this many SMs (0 = none)
+  double useful_flops = 0;   // FLOPs of the math itself (no tile padding)
+  double logical_bytes = 0;  // bytes as the library's own benchmark counts them
+  int waves = 0;             // GEMM-like kernels: waves on the SMs the model planned for
+  std::string detail;        // tile choice, routing... for the kernel command's table
+
+  KernelSpec spec(int stream = 0) const;
+};
+
+// Bytes of one element of a dtype (FP4: half a byte).
+double dtype_bytes(Dtype d);
+
+}  // namespace ovs

@@ -1,0 +1,94 @@
+#include "models/cost/routing.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ovs {
+namespace {
+
+// log of the binomial coefficient C(n, k).
+double log_choose(int n, int k) {
+  if (k < 0 || k > n) return -INFINITY;
+  return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0);
+}
+
+// Probability that a set of `held` experts among `pool` gets none of `draws` uniform draws
+// without replacement.
+double p_miss(int pool, int held, int draws) {
+  if (held <= 0) return 1.0;
+  if (pool - held < draws) return 0.0;
+  return std::exp(log_choose(pool - held, draws) - log_choose(pool, draws));
+}
+
+// Calls f(mask) for each subset of `n` groups with `k` members.
+template <typename F>
+void for_each_subset(int n, int k, int start, unsigned mask, int chosen, F& f) {
+  if (chosen == k) {
+    f(mask);
+    return;
+  }
+  for (int g = start; g < n; ++g) for_each_subset(n, k, g + 1, mask | (1u << g), chosen + 1, f);
+}
+
+}  // namespace
+
+RoutingStats routing_stats(const RoutingSpec& r) {
+  if (r.ep_size <= 0 || r.experts % r.ep_size != 0)
+    throw std::invalid_argument(std::to_string(r.experts) + " experts cannot be spread evenly over EP " +
+                                std::to_string(r.ep_size));
+  if (r.gpus_per_node <= 0) throw std::invalid_argument("GPUs per node must be positive");
+  if (r.groups <= 0 || r.experts % r.groups != 0 || r.topk_groups <= 0 || r.topk_groups > r.groups)
+    throw std::invalid_argument("expert groups must divide the experts and top-k groups be <= groups");
+  if (r.groups > 30) throw std::invalid_argument("at most 30 expert groups");
+  const int per_group = r.experts / r.groups;
+  if (r.topk > r.topk_groups * per_group) throw std::invalid_argument("top-k exceeds the experts a token may use");
+  const int per_rank = r.experts / r.ep_size;
+  const int gpn = std::min(r.gpus_per_node, r.ep_size);
+  const int nodes = (r.ep_size + gpn - 1) / gpn;
+  RoutingStats s;
+  s.nodes = nodes;
+
+  // Experts of each rank (and node) inside a set of groups.
+  auto experts_in = [&](int first_expert, int count, unsigned mask) {
+    int n = 0;
+    for (int e = first_expert; e < first_expert + count; ++e) n += (mask >> (e / per_group)) & 1u;
+    return n;
+  };
+
+  double subsets = 0;
+  std::vector<double> p_rank(r.ep_size, 0.0), p_node(nodes, 0.0);
+  auto visit = [&](unsigned mask) {
+    subsets += 1;
+    const int pool = r.topk_groups * per_group;
+    for (int k = 0; k < r.ep_size; ++k)
+      p_rank[k] += 1 - p_miss(pool, experts_in(k * per_rank, per_rank, mask), r.topk);
+    for (int n = 0; n < nodes; ++n) {
+      const int first = n * gpn * per_rank;
+      const int count = std::min(gpn, r.ep_size - n * gpn) * per_rank;
+      p_node[n] += 1 - p_miss(pool, experts_in(first, count, mask), r.topk);
+    }
+  };
+  for_each_subset(r.groups, r.topk_groups, 0, 0u, 0, visit);
+  for (auto& p : p_rank) p /= subsets;
+  for (auto& p : p_node) p /= subsets;
+
+  // The sender is rank 0 of node 0; by symmetry of uniform routing over its tokens' groups this
+  // stands for every rank.
+  for (int k = 0; k < r.ep_size; ++k) {
+    s.ranks_per_token += p_rank[k];
+    if (k != 0) s.remote_ranks_per_token += p_rank[k];
+    if (k != 0 && k < gpn) s.same_node_ranks_per_token += p_rank[k];
+  }
+  for (int n = 0; n < nodes; ++n) {
+    s.nodes_per_token += p_node[n];
+    if (n != 0) s.remote_nodes_per_token += p_node[n];
+    // Inside node n the token arrives at the rank with the sender's local index (node 0: the
+    // sender itself) and is copied to every other rank of that node that holds its experts.
+    for (int k = n * gpn + 1; k < std::min((n + 1) * gpn, r.ep_size); ++k) s.nvlink_copies_per_token += p_rank[k];
+  }
+  return s;
+}
+
+}  // namespace ovs
