@@ -104,6 +104,8 @@ PairResult time_together(const BenchContext& context, const L2Flusher& flusher, 
   EventPairs a_events(warmup + reps);  // (common start, end of a)
   EventPairs b_events(warmup + reps);  // only the stops: end of b
   for (int i = 0; i < warmup + reps; ++i) {
+    // Nothing of this repetition may start before b of the previous one is done.
+    if (i > 0) CUDA_CHECK(cudaStreamWaitEvent(stream_a, b_events.stop(i - 1), 0));
     flusher.flush(stream_a);
     launch_spin(kSpinNs, stream_a);
     CUDA_CHECK_LAUNCH();

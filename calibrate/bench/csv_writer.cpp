@@ -7,9 +7,14 @@
 CsvWriter::CsvWriter(const std::filesystem::path& path,
                      const std::vector<std::string>& comment_lines,
                      std::vector<std::string> columns)
-    : path_(path), file_(path, std::ios::out | std::ios::trunc), columns_(std::move(columns)) {
+    : path_(path),
+      partial_path_(path.string() + ".partial"),
+      file_(partial_path_, std::ios::out | std::ios::trunc),
+      columns_(std::move(columns)) {
+  std::error_code ignored;
+  std::filesystem::remove(path_, ignored);  // a stale complete file from an earlier run
   if (!file_) {
-    std::fprintf(stderr, "overlapsim_microbench: cannot write %s\n", path.c_str());
+    std::fprintf(stderr, "overlapsim_microbench: cannot write %s\n", partial_path_.c_str());
     std::exit(1);
   }
   for (const auto& line : comment_lines) file_ << "# " << line << '\n';
@@ -29,11 +34,18 @@ void CsvWriter::write_row(const std::vector<std::string>& cells) {
 }
 
 void CsvWriter::finish() {
-  file_ << "# complete: " << rows_written_ << " rows\n" << std::flush;
+  file_.close();
+  std::error_code error;
+  std::filesystem::rename(partial_path_, path_, error);
+  if (!file_ || error) {
+    std::fprintf(stderr, "overlapsim_microbench: cannot complete %s: %s\n", path_.c_str(),
+                 error ? error.message().c_str() : "write failed");
+    std::exit(1);
+  }
 }
 
 std::string cell(double value, int decimals) {
-  if (std::isnan(value)) return "nan";
+  if (std::isnan(value)) return "";
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
   return buffer;

@@ -1,6 +1,7 @@
 #pragma once
-// One CSV file: '#' metadata lines, a header row, data rows (flushed one by one, so a run that
-// dies keeps what it measured), and a closing "# complete: N rows" line from finish().
+// One CSV file: '#' metadata lines, a header row, then data rows. Rows go to PATH.partial as
+// they are measured (flushed one by one, so a run that dies keeps them there); finish() renames
+// it to PATH, so a PATH that exists is complete.
 
 #include <concepts>
 #include <cstdint>
@@ -19,7 +20,7 @@ class CsvWriter {
 
   // One cell per column, already formatted (see cell()); a count mismatch is a bug: exits 1.
   void write_row(const std::vector<std::string>& cells);
-  // Writes the closing comment line; a file without it was cut short.
+  // Closes the file and renames PATH.partial to PATH.
   void finish();
 
   const std::filesystem::path& path() const { return path_; }
@@ -27,12 +28,14 @@ class CsvWriter {
 
  private:
   std::filesystem::path path_;
+  std::filesystem::path partial_path_;
   std::ofstream file_;
   std::vector<std::string> columns_;
   int64_t rows_written_ = 0;
 };
 
-// Cell formatting: fixed decimals for doubles ("nan" for NaN), plain integers, and strings
+// Cell formatting: fixed decimals for doubles (an empty cell for NaN: "not applicable"), plain
+// integers, and strings
 // quoted only when they hold a comma or a quote.
 std::string cell(double value, int decimals = 3);
 std::string cell(std::string_view text);

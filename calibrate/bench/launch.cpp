@@ -29,7 +29,7 @@ const std::vector<std::string> kNotes = {
     "graph: `items` kernel nodes captured in one CUDA graph (instantiated and uploaded); host: the "
     "one cudaGraphLaunch divided by items; GPU: the replay behind a spin kernel, per node",
     "event_record / stream_wait_event: host time per call on an idle stream (events created with "
-    "cudaEventDisableTiming); gpu_us_per_item is nan",
+    "cudaEventDisableTiming); gpu_us_per_item is empty",
     "all values: medians over reps",
 };
 

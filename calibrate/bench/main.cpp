@@ -30,22 +30,22 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  // CUDA from here on.
-  const BenchContext context{parsed.options, query_device_info(parsed.options.device)};
-  std::fprintf(stderr, "overlapsim_microbench: %s, %d SMs, L2 %lld bytes; %d reps, %d warm-up\n",
-               context.device.name.c_str(), context.device.sm_count,
-               static_cast<long long>(context.device.l2_bytes), context.options.reps,
-               context.options.warmup);
-
-  using FamilyRunner = void (*)(const BenchContext&);
-  const std::map<std::string, FamilyRunner> runners = {
-      {"gemm", run_gemm_family},
-      {"hbm", run_hbm_family},
-      {"l2", run_l2_family},
-      {"launch", run_launch_family},
-      {"concurrency", run_concurrency_family},
-  };
   try {
+    // CUDA from here on.
+    const BenchContext context{parsed.options, query_device_info(parsed.options.device)};
+    std::fprintf(stderr, "overlapsim_microbench: %s, %d SMs, L2 %lld bytes; %d reps, %d warm-up\n",
+                 context.device.name.c_str(), context.device.sm_count,
+                 static_cast<long long>(context.device.l2_bytes), context.options.reps,
+                 context.options.warmup);
+
+    using FamilyRunner = void (*)(const BenchContext&);
+    const std::map<std::string, FamilyRunner> runners = {
+        {"gemm", run_gemm_family},
+        {"hbm", run_hbm_family},
+        {"l2", run_l2_family},
+        {"launch", run_launch_family},
+        {"concurrency", run_concurrency_family},
+    };
     for (const std::string& family : context.options.families) {
       const double start_us = host_now_us();
       runners.at(family)(context);
