@@ -12,5 +12,6 @@ struct CliContext {
 };
 
 void add_run_command(CLI::App& app, CliContext& ctx);
+void add_import_trace_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace ovs
