@@ -217,7 +217,9 @@ TEST_CASE("import-trace --program caps host gaps at --max-host-gap-us", "[import
 TEST_CASE("import-trace rejects a missing file, non-JSON and truncated JSON with exit code 2",
           "[import-trace]") {
   expect_bad_trace((temp_dir() / "does-not-exist.json").string(), "", "cannot open trace");
-  expect_bad_trace(temp_file("not-json.json", "hello, world"), "", "invalid JSON at byte");
+  const std::string not_json = temp_file("not-json.json", "hello, world");
+  expect_bad_trace(not_json, "", "invalid JSON at byte 1:");
+  CHECK(cli({"import-trace", not_json}).err.find("ends early") == std::string::npos);
   const std::string tiny = kTinyTrace;
   const std::string cut = tiny.substr(0, tiny.find("\"deep_ep::internode") + 5);
   const std::string path = temp_file("cut.json", cut);
@@ -344,6 +346,11 @@ TEST_CASE("DeepSeek's H800 trace: compute stream 7, DeepEP stream 27 on 20 SMs, 
   // profile_train_h800_kernels.csv: the DeepEP families sum to 28360 us per layer, x 4 layers.
   for (const auto& f : j["families"])
     if (f["family"] == "deepep") CHECK(f["total_us"] == Approx(4 * 28360.0).epsilon(0.001));
+  const CliResult table = cli({"import-trace", kDeepSeekTrace});
+  INFO(table.out);
+  CHECK(table.out.find("compute    stream7 (gemm): 907 kernels") != std::string::npos);
+  CHECK(table.out.find("comm       stream27 (deepep): 40 kernels") != std::string::npos);
+  CHECK(table.out.find("holds 20 SMs") != std::string::npos);
 }
 
 TEST_CASE("DeepSeek's H800 trace repeats in 4 layer segments of 31-32.5 ms", "[import-trace]") {
