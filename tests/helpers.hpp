@@ -42,7 +42,8 @@ struct ProgramBuilder {
     k.work = std::move(w);
     return add(std::move(k), host_us);
   }
-  int given(const std::string& name, int stream, double duration_us, int sms = 0, double host_us = 0) {
+  int given(const std::string& name, int stream, double duration_us, int sms = 0,
+            double host_us = 0) {
     KernelSpec k;
     k.name = name;
     k.stream = stream;
@@ -62,8 +63,12 @@ struct ProgramBuilder {
     p.events.push_back(name);
     return static_cast<int>(p.events.size()) - 1;
   }
-  void record(const std::string& ev, int stream) { p.actions.push_back({RecordAction{event(ev), stream}, {}}); }
-  void wait(const std::string& ev, int stream) { p.actions.push_back({WaitAction{event(ev), stream}, {}}); }
+  void record(const std::string& ev, int stream) {
+    p.actions.push_back({RecordAction{event(ev), stream}, {}});
+  }
+  void wait(const std::string& ev, int stream) {
+    p.actions.push_back({WaitAction{event(ev), stream}, {}});
+  }
   void block(const std::string& ev) { p.actions.push_back({BlockAction{event(ev)}, {}}); }
   void delay(double us) { p.actions.push_back({DelayAction{us, "delay"}, {}}); }
 };
@@ -98,6 +103,8 @@ inline CliResult cli(std::vector<std::string> args) {
   return {code, out.str(), err.str()};
 }
 
-inline std::string source_path(const std::string& rel) { return std::string(OVS_SOURCE_DIR) + "/" + rel; }
+inline std::string source_path(const std::string& rel) {
+  return std::string(OVS_SOURCE_DIR) + "/" + rel;
+}
 
 }  // namespace ovs::test

@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "helpers.hpp"
 
@@ -41,7 +41,8 @@ std::string program(const std::string& body) {
 }
 
 // Runs a bad program and checks the one-line error: exit 2, file and line named, field named.
-void expect_bad(const std::string& name, const std::string& text, int line, const std::string& needle) {
+void expect_bad(const std::string& name, const std::string& text, int line,
+                const std::string& needle) {
   const std::string path = temp_yaml(name, text);
   const CliResult r = cli({"run", path});
   INFO(r.err);
@@ -70,8 +71,10 @@ TEST_CASE("run --json reports makespan_us and serial_us", "[cli][run]") {
   CHECK(j["streams"][0]["name"] == "a");
 }
 
-TEST_CASE("the seed's V4 prefill attention block: ~1012 us overlapped, ~2290 us serial", "[cli][run][seed]") {
-  const CliResult r = cli({"run", source_path("strategies/examples/seed-v4-prefill-attention.yaml"), "--json"});
+TEST_CASE("the seed's V4 prefill attention block: ~1012 us overlapped, ~2290 us serial",
+          "[cli][run][seed]") {
+  const CliResult r =
+      cli({"run", source_path("strategies/examples/seed-v4-prefill-attention.yaml"), "--json"});
   REQUIRE(r.code == 0);
   const Json j = Json::parse(r.out);
   // Main stream 77 + 6 + 929 = 1012 us dominates; serial = 1012 + 1278 us of side kernels.
@@ -89,9 +92,12 @@ TEST_CASE("every shipped example program runs", "[cli][run]") {
   }
 }
 
-TEST_CASE("the trace is valid Trace Event Format with stream, host and counter tracks", "[cli][trace]") {
-  const std::string trace = (fs::temp_directory_path() / "overlapsim-tests" / "trace.json").string();
-  const CliResult r = cli({"run", source_path("strategies/examples/seed-v4-prefill-attention.yaml"), "--trace", trace});
+TEST_CASE("the trace is valid Trace Event Format with stream, host and counter tracks",
+          "[cli][trace]") {
+  const std::string trace =
+      (fs::temp_directory_path() / "overlapsim-tests" / "trace.json").string();
+  const CliResult r = cli(
+      {"run", source_path("strategies/examples/seed-v4-prefill-attention.yaml"), "--trace", trace});
   REQUIRE(r.code == 0);
   std::ifstream in(trace);
   const Json j = Json::parse(in);
@@ -115,7 +121,10 @@ TEST_CASE("the trace is valid Trace Event Format with stream, host and counter t
       REQUIRE(e.contains("tid"));
       REQUIRE(e["dur"].is_number());
       CHECK(e["dur"].get<double>() >= 0);
-      if (e["cat"] == "host") ++host; else ++kernels;
+      if (e["cat"] == "host")
+        ++host;
+      else
+        ++kernels;
     }
     if (ph == "C") {
       REQUIRE(e["args"].is_object());
@@ -123,7 +132,8 @@ TEST_CASE("the trace is valid Trace Event Format with stream, host and counter t
     }
   }
   CHECK(thread_names.count("host thread"));
-  for (const char* s : {"stream main", "stream side0", "stream side1", "stream side2"}) CHECK(thread_names.count(s));
+  for (const char* s : {"stream main", "stream side0", "stream side1", "stream side2"})
+    CHECK(thread_names.count(s));
   CHECK(counters == std::set<std::string>{"SMs busy", "HBM GB/s", "L2 GB/s", "link GB/s"});
   CHECK(kernels == 2 * 9);  // the program and its serial replay, 9 kernels each
   CHECK(host > 0);
@@ -155,23 +165,25 @@ TEST_CASE("run --help explains itself", "[cli]") {
 
 TEST_CASE("bad programs: one line naming file, line and field; exit 2", "[cli][bad-input]") {
   SECTION("malformed YAML") {
-    expect_bad("malformed.yaml", program("  - launch: {name: x, stream: a, duration_us: 3\n"), 16, "malformed YAML");
+    expect_bad("malformed.yaml", program("  - launch: {name: x, stream: a, duration_us: 3\n"), 16,
+               "malformed YAML");
   }
   SECTION("unknown key, with a suggestion") {
     expect_bad("unknown-key.yaml", program("  - launch: {name: x, stream: a, duraton_us: 3}\n"), 15,
                "did you mean 'duration_us'");
   }
   SECTION("wrong type") {
-    expect_bad("wrong-type.yaml", program("  - launch: {name: x, stream: a, duration_us: fast}\n"), 15,
-               "program[0].launch.duration_us");
+    expect_bad("wrong-type.yaml", program("  - launch: {name: x, stream: a, duration_us: fast}\n"),
+               15, "program[0].launch.duration_us");
   }
   SECTION("unknown stream") {
-    expect_bad("unknown-stream.yaml", program("  - launch: {name: x, stream: c, duration_us: 3}\n"), 15,
-               "unknown stream 'c'");
+    expect_bad("unknown-stream.yaml", program("  - launch: {name: x, stream: c, duration_us: 3}\n"),
+               15, "unknown stream 'c'");
   }
   SECTION("wait on an event never recorded") {
     expect_bad("unknown-event.yaml",
-               program("  - launch: {name: x, stream: a, duration_us: 3}\n  - wait: {event: done, stream: b}\n"),
+               program("  - launch: {name: x, stream: a, duration_us: 3}\n  - wait: {event: done, "
+                       "stream: b}\n"),
                16, "unknown event 'done'");
   }
   SECTION("wait before the event is recorded") {
@@ -180,22 +192,27 @@ TEST_CASE("bad programs: one line naming file, line and field; exit 2", "[cli][b
                "before any record");
   }
   SECTION("negative number") {
-    expect_bad("negative.yaml", program("  - launch: {name: x, stream: a, duration_us: -3}\n"), 15, "must be >= 0");
+    expect_bad("negative.yaml", program("  - launch: {name: x, stream: a, duration_us: -3}\n"), 15,
+               "must be >= 0");
   }
   SECTION("NaN") {
-    expect_bad("nan.yaml", program("  - launch: {name: x, stream: a, work: {hbm_bytes: .nan, ctas: 1}}\n"), 15,
+    expect_bad("nan.yaml",
+               program("  - launch: {name: x, stream: a, work: {hbm_bytes: .nan, ctas: 1}}\n"), 15,
                "finite");
   }
   SECTION("missing required field") {
-    expect_bad("missing.yaml", program("  - launch: {name: x, duration_us: 3}\n"), 15, "missing required field");
+    expect_bad("missing.yaml", program("  - launch: {name: x, duration_us: 3}\n"), 15,
+               "missing required field");
   }
   SECTION("FP4 work on hardware without FP4") {
-    expect_bad("fp4.yaml", program("  - launch: {name: x, stream: a, work: {tensor_flops: {fp4: 1.0e9}, ctas: 1}}\n"),
-               15, "no fp4 tensor cores");
+    expect_bad(
+        "fp4.yaml",
+        program("  - launch: {name: x, stream: a, work: {tensor_flops: {fp4: 1.0e9}, ctas: 1}}\n"),
+        15, "no fp4 tensor cores");
   }
   SECTION("unknown hardware profile") {
-    expect_bad("unknown-hw.yaml", "hardware: h800-sx\nstreams: [a]\nprogram:\n  - delay: {us: 1}\n", 1,
-               "did you mean 'h800-sxm'");
+    expect_bad("unknown-hw.yaml", "hardware: h800-sx\nstreams: [a]\nprogram:\n  - delay: {us: 1}\n",
+               1, "did you mean 'h800-sxm'");
   }
 }
 

@@ -9,7 +9,9 @@ using namespace ovs;
 using namespace ovs::test;
 
 namespace {
-double makespan(const Hardware& hw, const Program& p) { return Engine(hw).run(p).makespan_us; }
+double makespan(const Hardware& hw, const Program& p) {
+  return Engine(hw).run(p).makespan_us;
+}
 }  // namespace
 
 TEST_CASE("a compute-bound kernel runs at SMs x per-SM peak", "[engine]") {
@@ -151,7 +153,8 @@ TEST_CASE("a host block on an event delays every later launch", "[engine]") {
   CHECK(r.makespan_us == Approx(15.0));
 }
 
-TEST_CASE("given-duration kernels on fewer SMs than they need slow down in proportion", "[engine]") {
+TEST_CASE("given-duration kernels on fewer SMs than they need slow down in proportion",
+          "[engine]") {
   ProgramBuilder b(2);
   b.given("big", 0, 100.0, 80);
   b.given("other", 1, 10.0, 40);
@@ -216,7 +219,8 @@ TEST_CASE("a wait on an event never recorded is rejected, not hung on", "[engine
 
 TEST_CASE("ties break deterministically: same program, same timeline", "[engine]") {
   ProgramBuilder b(3);
-  for (int i = 0; i < 30; ++i) b.kernel("k" + std::to_string(i), i % 3, memory_work(1e6 * (1 + i % 4), 40));
+  for (int i = 0; i < 30; ++i)
+    b.kernel("k" + std::to_string(i), i % 3, memory_work(1e6 * (1 + i % 4), 40));
   Timeline t1(b.p), t2(b.p);
   Engine(toy_gpu()).run(b.p, &t1);
   Engine(toy_gpu()).run(b.p, &t2);

@@ -28,11 +28,12 @@ TEST_CASE("two kernels reading the same tensor at once: the second reads it from
   CHECK(tl.kernels()[1].traffic.l2_bytes == Approx(56 * mib));
 }
 
-TEST_CASE("a small tensor read right after is an L2 hit; after a big stream it is evicted", "[l2]") {
+TEST_CASE("a small tensor read right after is an L2 hit; after a big stream it is evicted",
+          "[l2]") {
   const double mib = 1024.0 * 1024.0;
   ProgramBuilder b;
   b.kernel("first", 0, reader(10 * mib, 50));
-  b.kernel("again", 0, reader(10 * mib, 50));         // 0 B streamed since: all resident
+  b.kernel("again", 0, reader(10 * mib, 50));        // 0 B streamed since: all resident
   b.kernel("evict", 0, memory_work(100 * mib, 50));  // 100 MiB through a 50 MiB L2
   b.kernel("late", 0, reader(10 * mib, 50));
   Timeline tl(b.p);

@@ -10,7 +10,9 @@ namespace ovs {
 namespace {
 
 // x = lo + (hi - lo) * (1 + tanh(u)) / 2 keeps x strictly inside the box for any u.
-double to_box(double u, const FitParam& p) { return p.lo + (p.hi - p.lo) * 0.5 * (1.0 + std::tanh(u)); }
+double to_box(double u, const FitParam& p) {
+  return p.lo + (p.hi - p.lo) * 0.5 * (1.0 + std::tanh(u));
+}
 double from_box(double x, const FitParam& p) {
   const double t = std::clamp((x - p.lo) / (p.hi - p.lo), 1e-6, 1 - 1e-6);
   return std::atanh(2 * t - 1);
@@ -33,7 +35,8 @@ struct Functor {
 
   std::vector<double> decode(const Eigen::VectorXd& u) const {
     std::vector<double> x(params->size());
-    for (size_t i = 0; i < x.size(); ++i) x[i] = to_box(u[static_cast<Eigen::Index>(i)], (*params)[i]);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = to_box(u[static_cast<Eigen::Index>(i)], (*params)[i]);
     return x;
   }
   int operator()(const Eigen::VectorXd& u, Eigen::VectorXd& f) const {
@@ -46,7 +49,8 @@ struct Functor {
 
 }  // namespace
 
-FitResult fit_least_squares(const std::vector<FitParam>& params, const ResidualFn& residuals, int starts) {
+FitResult fit_least_squares(const std::vector<FitParam>& params, const ResidualFn& residuals,
+                            int starts) {
   FitResult best;
   int evaluations = 0;
   const int n_values = static_cast<int>(residuals([&] {
@@ -63,7 +67,8 @@ FitResult fit_least_squares(const std::vector<FitParam>& params, const ResidualF
     for (size_t i = 0; i < params.size(); ++i) {
       // Start 0 from the given initial values, the others spread deterministically in the box.
       const double frac = s == 0 ? -1 : (0.2 + 0.6 * std::fmod(0.618034 * (s * (i + 1)), 1.0));
-      const double x0 = frac < 0 ? params[i].initial : params[i].lo + frac * (params[i].hi - params[i].lo);
+      const double x0 =
+          frac < 0 ? params[i].initial : params[i].lo + frac * (params[i].hi - params[i].lo);
       u[static_cast<Eigen::Index>(i)] = from_box(x0, params[i]);
     }
     lm.parameters.maxfev = 4000;
@@ -79,6 +84,35 @@ FitResult fit_least_squares(const std::vector<FitParam>& params, const ResidualF
     }
   }
   best.evaluations = evaluations;
+  return best;
+}
+
+FitResult fit_least_absolute(const std::vector<FitParam>& params, const ResidualFn& residuals,
+                             int starts, int rounds) {
+  FitResult best = fit_least_squares(params, residuals, starts);
+  auto l1 = [](const std::vector<double>& r) {
+    double s = 0;
+    for (double v : r) s += std::fabs(v);
+    return s;
+  };
+  std::vector<FitParam> p = params;
+  for (int round = 0; round < rounds; ++round) {
+    // Weight each residual by 1/sqrt(|r|) of the previous solution: squares become |r|.
+    std::vector<double> w(best.residuals.size());
+    for (size_t i = 0; i < w.size(); ++i)
+      w[i] = 1.0 / std::sqrt(std::max(std::fabs(best.residuals[i]), 1e-3));
+    for (size_t i = 0; i < p.size(); ++i) p[i].initial = best.values[i];
+    auto weighted = [&](const std::vector<double>& x) {
+      auto r = residuals(x);
+      for (size_t i = 0; i < r.size(); ++i) r[i] *= w[i];
+      return r;
+    };
+    FitResult next = fit_least_squares(p, weighted, 1);
+    next.residuals = residuals(next.values);
+    next.evaluations += best.evaluations;
+    if (l1(next.residuals) >= l1(best.residuals)) break;
+    best = next;
+  }
   return best;
 }
 

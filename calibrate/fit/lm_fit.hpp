@@ -28,4 +28,9 @@ using ResidualFn = std::function<std::vector<double>(const std::vector<double>&)
 FitResult fit_least_squares(const std::vector<FitParam>& params, const ResidualFn& residuals,
                             int starts = 4);
 
+// Least absolute residuals (what a mean absolute percentage error measures), by iteratively
+// reweighted least squares on top of fit_least_squares.
+FitResult fit_least_absolute(const std::vector<FitParam>& params, const ResidualFn& residuals,
+                             int starts = 4, int rounds = 6);
+
 }  // namespace ovs

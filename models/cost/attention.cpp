@@ -12,28 +12,34 @@ namespace ovs {
 
 const char* attention_kind_name(AttentionKind k) {
   switch (k) {
-    case AttentionKind::mla_decode: return "mla_decode";
-    case AttentionKind::sparse_decode: return "sparse_decode";
-    case AttentionKind::dense_prefill: return "dense_prefill";
-    case AttentionKind::sparse_prefill: return "sparse_prefill";
+    case AttentionKind::mla_decode:
+      return "mla_decode";
+    case AttentionKind::sparse_decode:
+      return "sparse_decode";
+    case AttentionKind::dense_prefill:
+      return "dense_prefill";
+    case AttentionKind::sparse_prefill:
+      return "sparse_prefill";
   }
   return "attention";
 }
 
 namespace {
-constexpr int kHeadTile = 64;   // query rows (heads x query tokens) per tile, FlashMLA-style
-constexpr int kKeyBlock = 64;   // keys per block of the KV loop
+constexpr int kHeadTile = 64;  // query rows (heads x query tokens) per tile, FlashMLA-style
+constexpr int kKeyBlock = 64;  // keys per block of the KV loop
 constexpr int kPrefillTile = 128;
 }  // namespace
 
 KernelCost attention_cost(const HwProfile& hw, const AttentionShape& s) {
   if (s.batch <= 0 || s.q_len <= 0 || s.heads <= 0 || s.d_qk <= 0 || s.d_v <= 0)
     throw InputError("", 0, "attention", "batch, q_len, heads and head dims must be positive");
-  const bool sparse = s.kind == AttentionKind::sparse_decode || s.kind == AttentionKind::sparse_prefill;
+  const bool sparse =
+      s.kind == AttentionKind::sparse_decode || s.kind == AttentionKind::sparse_prefill;
   if (sparse && s.topk <= 0) throw InputError("", 0, "topk", "sparse attention needs topk > 0");
   if (!sparse && s.kv_len <= 0) throw InputError("", 0, "kv_len", "must be positive");
   const AttentionParams& p = hw.kernels.attention;
-  const double b = double(s.batch), sq = double(s.q_len), sk = double(s.kv_len), h = double(s.heads);
+  const double b = double(s.batch), sq = double(s.q_len), sk = double(s.kv_len),
+               h = double(s.heads);
   const double dd = double(s.d_qk + s.d_v);
   KernelCost c;
   c.category = "attention";
@@ -77,7 +83,8 @@ KernelCost attention_cost(const HwProfile& hw, const AttentionShape& s) {
     padded_rows = rows_tiles * kHeadTile;
     const double key_blocks = std::ceil(keys_per_query / kKeyBlock);
     w.tiles = static_cast<std::int64_t>(b * rows_tiles * key_blocks);
-    w.tensor_flops[static_cast<int>(Dtype::bf16)] = 2.0 * b * padded_rows * key_blocks * kKeyBlock * dd;
+    w.tensor_flops[static_cast<int>(Dtype::bf16)] =
+        2.0 * b * padded_rows * key_blocks * kKeyBlock * dd;
   } else {
     rows_tiles = std::ceil(sq / kPrefillTile);
     padded_rows = rows_tiles * kPrefillTile;
@@ -90,17 +97,21 @@ KernelCost attention_cost(const HwProfile& hw, const AttentionShape& s) {
   const double q_bytes = b * sq * h * s.d_qk * 2.0;
   const double o_bytes = b * sq * h * s.d_v * 2.0;
   w.hbm_bytes = q_bytes + o_bytes;
-  if (s.kv_tensor.empty()) w.hbm_bytes += key_bytes; else w.reads.push_back({s.kv_tensor, key_bytes});
+  if (s.kv_tensor.empty())
+    w.hbm_bytes += key_bytes;
+  else
+    w.reads.push_back({s.kv_tensor, key_bytes});
   w.fixed_latency_us = p.fixed_latency_us;
   c.logical_bytes = key_bytes + q_bytes + o_bytes;
-  c.detail = fmt::format("{} b={} s_q={} s_k={} h={} d={}+{}{}", c.name, s.batch, s.q_len, s.kv_len, s.heads,
-                         s.d_qk, s.d_v, sparse ? fmt::format(" topk={}", s.topk) : "");
+  c.detail = fmt::format("{} b={} s_q={} s_k={} h={} d={}+{}{}", c.name, s.batch, s.q_len, s.kv_len,
+                         s.heads, s.d_qk, s.d_v, sparse ? fmt::format(" topk={}", s.topk) : "");
   return c;
 }
 
 std::vector<KernelCost> indexer_cost(const HwProfile& hw, const IndexerShape& s) {
   if (s.batch <= 0 || s.q_len <= 0 || s.entries <= 0 || s.heads <= 0 || s.head_dim <= 0)
-    throw InputError("", 0, "indexer", "batch, q_len, entries, heads and head_dim must be positive");
+    throw InputError("", 0, "indexer",
+                     "batch, q_len, entries, heads and head_dim must be positive");
   const double b = double(s.batch), sq = double(s.q_len), n = double(s.entries);
   // Causal prefill: query i sees the entries up to its position (about half on average).
   const double seen = s.causal ? std::max(1.0, n * 0.5) : n;
@@ -115,7 +126,7 @@ std::vector<KernelCost> indexer_cost(const HwProfile& hw, const IndexerShape& s)
   w.ctas = std::min<std::int64_t>(std::max<std::int64_t>(w.tiles, 1), hw.engine.sm_count);
   const double k_bytes = b * n * (s.head_dim + 4.0);  // FP8 keys + FP32 scale
   const double q_bytes = b * sq * s.heads * (s.head_dim + 4.0);
-  const double logit_bytes = b * sq * seen * 4.0;      // FP32 scores written
+  const double logit_bytes = b * sq * seen * 4.0;  // FP32 scores written
   w.hbm_bytes = k_bytes + q_bytes + logit_bytes;
   w.fixed_latency_us = hw.kernels.attention.fixed_latency_us;
   MemoryKernelShape top;

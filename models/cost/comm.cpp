@@ -24,7 +24,9 @@ RoutingStats checked_routing(const DeepepShape& s) {
   }
 }
 
-const char* op_name(CommOp op) { return op == CommOp::dispatch ? "dispatch" : "combine"; }
+const char* op_name(CommOp op) {
+  return op == CommOp::dispatch ? "dispatch" : "combine";
+}
 
 }  // namespace
 
@@ -34,12 +36,14 @@ DeepepCost deepep_cost(const HwProfile& hw, const DeepepShape& s) {
   DeepepCost out;
   out.routing = checked_routing(s);
   const RoutingStats& r = out.routing;
-  const double tb = deepep_token_bytes(s.op == CommOp::dispatch ? s.dispatch_dtype : Dtype::bf16, s.hidden);
+  const double tb =
+      deepep_token_bytes(s.op == CommOp::dispatch ? s.dispatch_dtype : Dtype::bf16, s.hidden);
   const double t = double(s.tokens);
   const bool has_rdma = r.nodes > 1;
   if (has_rdma && hw.engine.links[1].bytes_per_us <= 0)
-    throw InputError("", 0, "ep", fmt::format("EP {} spans {} nodes but {} has no RDMA link", s.routing.ep_size,
-                                              r.nodes, hw.name));
+    throw InputError("", 0, "ep",
+                     fmt::format("EP {} spans {} nodes but {} has no RDMA link", s.routing.ep_size,
+                                 r.nodes, hw.name));
 
   if (s.mode == DeepepMode::normal) {
     KernelCost k;
@@ -51,15 +55,18 @@ DeepepCost deepep_cost(const HwProfile& hw, const DeepepShape& s) {
     // RDMA once per remote node, then NVLink copies inside every node; the wire carries the
     // payload at the measured efficiency of these kernels. The hottest rank sets the pace.
     const double rdma = t * r.remote_nodes_per_token * tb * s.imbalance;
-    const double nvl = (has_rdma ? t * r.nvlink_copies_per_token : t * r.same_node_ranks_per_token) * tb * s.imbalance;
+    const double nvl =
+        (has_rdma ? t * r.nvlink_copies_per_token : t * r.same_node_ranks_per_token) * tb *
+        s.imbalance;
     w.link_bytes[static_cast<int>(Link::rdma)] = rdma / p.normal_rdma_efficiency;
     w.link_bytes[static_cast<int>(Link::nvlink)] = nvl / p.normal_nvlink_efficiency;
     // Send buffer read and receive buffer written once each through HBM.
     w.hbm_bytes = t * tb + t * r.ranks_per_token * tb * s.imbalance;
     out.logical_bytes = t * (has_rdma ? r.nodes_per_token : r.ranks_per_token) * tb;
     k.logical_bytes = out.logical_bytes;
-    k.detail = fmt::format("EP {} over {} node(s): {:.2f} nodes, {:.2f} ranks per token; {} SMs", s.routing.ep_size,
-                           r.nodes, r.nodes_per_token, r.ranks_per_token, k.fixed_sms);
+    k.detail =
+        fmt::format("EP {} over {} node(s): {:.2f} nodes, {:.2f} ranks per token; {} SMs",
+                    s.routing.ep_size, r.nodes, r.nodes_per_token, r.ranks_per_token, k.fixed_sms);
     out.kernels.push_back(std::move(k));
     return out;
   }
@@ -85,12 +92,15 @@ DeepepCost deepep_cost(const HwProfile& hw, const DeepepShape& s) {
   transfer.category = "comm";
   transfer.fixed_sms = 0;
   transfer.work.ctas = 0;
-  transfer.work.link_bytes[static_cast<int>(Link::nvlink)] = msgs * nvl_share * tb / p.ll_nvlink_efficiency;
+  transfer.work.link_bytes[static_cast<int>(Link::nvlink)] =
+      msgs * nvl_share * tb / p.ll_nvlink_efficiency;
   if (rdma_share > 0) {
     if (hw.engine.links[1].bytes_per_us <= 0)
-      throw InputError("", 0, "ep", fmt::format("EP {} spans several nodes but {} has no RDMA link",
-                                                s.routing.ep_size, hw.name));
-    transfer.work.link_bytes[static_cast<int>(Link::rdma)] = msgs * rdma_share * tb / p.ll_rdma_efficiency;
+      throw InputError("", 0, "ep",
+                       fmt::format("EP {} spans several nodes but {} has no RDMA link",
+                                   s.routing.ep_size, hw.name));
+    transfer.work.link_bytes[static_cast<int>(Link::rdma)] =
+        msgs * rdma_share * tb / p.ll_rdma_efficiency;
   }
   transfer.work.fixed_latency_us = p.ll_latency_us + p.ll_latency_per_log2_ep_us * std::log2(ranks);
   KernelCost recv;
@@ -101,8 +111,9 @@ DeepepCost deepep_cost(const HwProfile& hw, const DeepepShape& s) {
   recv.work.fixed_latency_us = hw.kernels.memory.kernel_min_us;
   out.logical_bytes = t * per_token_experts * tb;
   transfer.logical_bytes = out.logical_bytes;
-  transfer.detail = fmt::format("{} messages/token: {:.0f}% NVLink, {:.0f}% RDMA, {:.0f}% local",
-                                per_token_experts, 100 * nvl_share, 100 * rdma_share, 100 * local_share);
+  transfer.detail =
+      fmt::format("{} messages/token: {:.0f}% NVLink, {:.0f}% RDMA, {:.0f}% local",
+                  per_token_experts, 100 * nvl_share, 100 * rdma_share, 100 * local_share);
   out.kernels = {send, transfer, recv};
   return out;
 }
@@ -130,7 +141,8 @@ KernelCost collective_cost(const HwProfile& hw, Collective c, double bytes_total
   k.work.ctas = k.fixed_sms;
   if (ranks > 1) {
     // Ring: each GPU sends (ranks - 1) / ranks of the total.
-    k.work.link_bytes[static_cast<int>(Link::nvlink)] = bytes_total * (ranks - 1) / ranks / p.collective_efficiency;
+    k.work.link_bytes[static_cast<int>(Link::nvlink)] =
+        bytes_total * (ranks - 1) / ranks / p.collective_efficiency;
     k.work.hbm_bytes = 2.0 * bytes_total;
   }
   k.work.fixed_latency_us = hw.kernels.memory.kernel_min_us;

@@ -11,9 +11,12 @@ namespace ovs {
 
 const char* layout_name(GemmLayout l) {
   switch (l) {
-    case GemmLayout::dense: return "dense";
-    case GemmLayout::contiguous: return "contiguous";
-    case GemmLayout::masked: return "masked";
+    case GemmLayout::dense:
+      return "dense";
+    case GemmLayout::contiguous:
+      return "contiguous";
+    case GemmLayout::masked:
+      return "masked";
   }
   return "dense";
 }
@@ -66,18 +69,24 @@ Plan plan(const HwProfile& hw, const GemmShape& s, int bm, int bn, int sms) {
   p.tile_flop_us = 2.0 * bm * bn * double(s.k) / (hw.peak_per_sm(s.dtype) * eff);
   // The share of a tile's output write the main loop does not hide, at one SM's share of HBM.
   const double per_sm_hbm = e.hbm_bytes_per_us / e.hbm_saturation_sms;
-  p.overhead_us = g.tile_overhead_us + g.epilogue_write_fraction * bm * bn * s.out_bytes / per_sm_hbm;
+  // Block-scaled dtypes (FP8, FP4) promote partial sums with their scales after every block_k
+  // step on CUDA cores; BF16 accumulates in the tensor cores throughout.
+  const double k_steps = s.dtype == Dtype::bf16 ? 0.0 : std::ceil(double(s.k) / g.block_k);
+  p.overhead_us = g.tile_overhead_us + g.k_iteration_us * k_steps +
+                  g.epilogue_write_fraction * bm * bn * s.out_bytes / per_sm_hbm;
   // Bytes: every operand once from HBM; re-reads of A by each column of tiles and of B by each
   // row of tiles come from L2.
   const double eb = dtype_bytes(s.dtype);
-  const double rows = s.layout == GemmLayout::masked ? double(s.m) * s.groups : double(s.m) * s.groups;
+  const double rows =
+      s.layout == GemmLayout::masked ? double(s.m) * s.groups : double(s.m) * s.groups;
   const double a = rows * s.k * eb + scale_bytes(s.dtype, rows, s.k);
   const double b = double(s.groups) * (s.n * s.k * eb + scale_bytes(s.dtype, s.n, s.k) / 128.0);
   const double c = rows * s.n * s.out_bytes;
   p.hbm_bytes = a + b + c;
   p.l2_bytes = a * std::max(0.0, tn - 1) + b * std::max(0.0, tm / s.groups - 1);
   const double comp = p.tile.waves * (p.tile_flop_us + p.overhead_us);
-  const double hbm = p.hbm_bytes / (e.hbm_bytes_per_us * std::min(1.0, used / e.hbm_saturation_sms));
+  const double hbm =
+      p.hbm_bytes / (e.hbm_bytes_per_us * std::min(1.0, used / e.hbm_saturation_sms));
   const double l2 = p.l2_bytes / (e.l2_bytes_per_us * std::min(1.0, used / e.l2_saturation_sms));
   p.time_us = g.fixed_latency_us + std::max({comp, hbm, l2});
   return p;
@@ -92,21 +101,24 @@ KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile*
   if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.groups <= 0)
     throw InputError("", 0, "gemm", what + ": M, N, K and groups must be positive");
   if (hw.peak_per_sm(s.dtype) <= 0)
-    throw InputError("", 0, "dtype", fmt::format("{} has no {} tensor cores", hw.name, dtype_name(s.dtype)));
+    throw InputError("", 0, "dtype",
+                     fmt::format("{} has no {} tensor cores", hw.name, dtype_name(s.dtype)));
   if (g.efficiency[d] <= 0)
     throw InputError(hw.file, 0, "kernels.gemm.efficiency." + std::string(dtype_name(s.dtype)),
                      "no GEMM efficiency for this dtype in the profile");
-  if (g.block_m.empty()) throw InputError(hw.file, 0, "kernels.gemm.block_m", "no tile options");
+  if (g.block_m.empty() || g.block_n.empty())
+    throw InputError(hw.file, 0, "kernels.gemm.block_m", "no tile options");
   const int avail = sms > 0 ? std::min(sms, hw.engine.sm_count) : hw.engine.sm_count;
 
   Plan best;
   bool have = false;
   for (int bm : g.block_m) {
-    for (int bn = g.block_n_min; bn <= g.block_n_max; bn += g.block_n_step) {
+    for (int bn : g.block_n) {
       const Plan p = plan(hw, s, bm, bn, avail);
       // Shortest time; ties go to the larger tile (fewer, fuller tiles).
       if (!have || p.time_us < best.time_us * (1 - 1e-9) ||
-          (p.time_us <= best.time_us * (1 + 1e-9) && bm * bn > best.tile.block_m * best.tile.block_n)) {
+          (p.time_us <= best.time_us * (1 + 1e-9) &&
+           bm * bn > best.tile.block_m * best.tile.block_n)) {
         best = p;
         have = true;
       }
@@ -135,16 +147,25 @@ KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile*
   const double b = double(s.groups) * (s.n * s.k * eb + scale_bytes(s.dtype, s.n, s.k) / 128.0);
   const double out = rows * s.n * s.out_bytes;
   w.hbm_bytes = 0;
-  if (s.a_tensor.empty()) w.hbm_bytes += a; else w.reads.push_back({s.a_tensor, a});
-  if (s.b_tensor.empty()) w.hbm_bytes += b; else w.reads.push_back({s.b_tensor, b});
-  if (s.c_tensor.empty()) w.hbm_bytes += out; else w.writes.push_back({s.c_tensor, out});
+  if (s.a_tensor.empty())
+    w.hbm_bytes += a;
+  else
+    w.reads.push_back({s.a_tensor, a});
+  if (s.b_tensor.empty())
+    w.hbm_bytes += b;
+  else
+    w.reads.push_back({s.b_tensor, b});
+  if (s.c_tensor.empty())
+    w.hbm_bytes += out;
+  else
+    w.writes.push_back({s.c_tensor, out});
   if (sms > 0) c.sm_cap = avail;
   c.useful_flops = 2.0 * rows * double(s.n) * double(s.k);
   c.logical_bytes = double(s.groups) * (double(s.m) * s.k + double(s.n) * s.k + 2.0 * s.m * s.n);
   c.waves = best.tile.waves;
-  c.detail = fmt::format("{} {} tile {}x{}, {:.0f} tiles, {} waves on {} SMs", layout_name(s.layout),
-                         dtype_name(s.dtype), bm, bn, best.tile.tiles, best.tile.waves,
-                         std::min<double>(avail, best.tile.tiles));
+  c.detail = fmt::format("{} {} tile {}x{}, {:.0f} tiles, {} waves on {} SMs",
+                         layout_name(s.layout), dtype_name(s.dtype), bm, bn, best.tile.tiles,
+                         best.tile.waves, std::min<double>(avail, best.tile.tiles));
   return c;
 }
 

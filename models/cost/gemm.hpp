@@ -36,6 +36,7 @@ struct GemmTile {
 };
 
 // Prices the GEMM for `sms` SMs (0: all of the GPU). Throws InputError on an impossible shape.
-KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms = 0, GemmTile* chosen = nullptr);
+KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms = 0,
+                     GemmTile* chosen = nullptr);
 
 }  // namespace ovs

@@ -15,9 +15,12 @@ KernelSpec KernelCost::spec(int stream) const {
 
 double dtype_bytes(Dtype d) {
   switch (d) {
-    case Dtype::bf16: return 2.0;
-    case Dtype::fp8: return 1.0;
-    case Dtype::fp4: return 0.5;
+    case Dtype::bf16:
+      return 2.0;
+    case Dtype::fp8:
+      return 1.0;
+    case Dtype::fp4:
+      return 0.5;
   }
   return 2.0;
 }

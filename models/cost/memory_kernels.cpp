@@ -43,13 +43,21 @@ KernelCost memory_kernel(const HwProfile& hw, const MemoryKernelShape& s) {
 }
 
 namespace {
-KernelCost named(const HwProfile& hw, MemoryKernelShape s) { return memory_kernel(hw, s); }
+KernelCost named(const HwProfile& hw, MemoryKernelShape s) {
+  return memory_kernel(hw, s);
+}
 }  // namespace
 
 KernelCost rmsnorm_cost(const HwProfile& hw, std::int64_t tokens, int dim, bool quantize_fp8_out) {
   const double n = double(tokens) * dim;
-  return named(hw, {"rmsnorm", 2 * n, quantize_fp8_out ? n + tokens * std::ceil(dim / 128.0) * 4 : 2 * n, 4 * n,
-                    tokens, 0, {}, {}});
+  return named(hw, {"rmsnorm",
+                    2 * n,
+                    quantize_fp8_out ? n + tokens * std::ceil(dim / 128.0) * 4 : 2 * n,
+                    4 * n,
+                    tokens,
+                    0,
+                    {},
+                    {}});
 }
 
 KernelCost rope_cost(const HwProfile& hw, std::int64_t tokens, int heads, int rope_dim) {
@@ -59,13 +67,21 @@ KernelCost rope_cost(const HwProfile& hw, std::int64_t tokens, int heads, int ro
 
 KernelCost quantize_fp8_cost(const HwProfile& hw, std::int64_t tokens, int dim) {
   const double n = double(tokens) * dim;
-  return named(hw, {"quantize_fp8", 2 * n, n + tokens * std::ceil(dim / 128.0) * 4, 3 * n, tokens, 0, {}, {}});
+  return named(
+      hw,
+      {"quantize_fp8", 2 * n, n + tokens * std::ceil(dim / 128.0) * 4, 3 * n, tokens, 0, {}, {}});
 }
 
 KernelCost swiglu_cost(const HwProfile& hw, std::int64_t tokens, int inter, bool quantize_fp8_out) {
   const double n = double(tokens) * inter;
-  return named(hw, {"swiglu", 2 * 2 * n, quantize_fp8_out ? n + tokens * std::ceil(inter / 128.0) * 4 : 2 * n,
-                    8 * n, 0, 0, {}, {}});
+  return named(hw, {"swiglu",
+                    2 * 2 * n,
+                    quantize_fp8_out ? n + tokens * std::ceil(inter / 128.0) * 4 : 2 * n,
+                    8 * n,
+                    0,
+                    0,
+                    {},
+                    {}});
 }
 
 KernelCost residual_add_cost(const HwProfile& hw, std::int64_t tokens, int dim) {
@@ -95,13 +111,15 @@ KernelCost kv_cache_write_cost(const HwProfile& hw, std::int64_t tokens, double 
   return named(hw, {"kv_cache_write", 2 * n, n, 2 * n, tokens, 0, {}, {}});
 }
 
-KernelCost mhc_pre_cost(const HwProfile& hw, std::int64_t tokens, int dim, int hc, int sinkhorn_iters) {
+KernelCost mhc_pre_cost(const HwProfile& hw, std::int64_t tokens, int dim, int hc,
+                        int sinkhorn_iters) {
   const double t = double(tokens), wide = double(hc) * dim;
   const double mixes = double(2 + hc) * hc;
   // Two passes over the hc copies (projection, then the weighted sum), one normalised output.
   const double read = 2 * t * wide * 2 + mixes * wide * 4;
   const double write = t * dim * 2;
-  const double flops = 2 * t * wide * mixes + t * sinkhorn_iters * hc * hc * 4.0 + t * wide * 2 + 4 * t * dim;
+  const double flops =
+      2 * t * wide * mixes + t * sinkhorn_iters * hc * hc * 4.0 + t * wide * 2 + 4 * t * dim;
   return named(hw, {"mhc_pre", read, write, flops, tokens, 0, {}, {}});
 }
 

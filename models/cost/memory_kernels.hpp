@@ -14,8 +14,8 @@ struct MemoryKernelShape {
   double read_bytes = 0;
   double write_bytes = 0;
   double cuda_core_flops = 0;
-  std::int64_t rows = 0;  // row-wise kernels (norms, top-k): at most one CTA per row
-  std::int64_t ctas = 0;  // a fixed grid (e.g. 1 for a single-block scan); 0 = sized by bytes
+  std::int64_t rows = 0;     // row-wise kernels (norms, top-k): at most one CTA per row
+  std::int64_t ctas = 0;     // a fixed grid (e.g. 1 for a single-block scan); 0 = sized by bytes
   std::string read_tensor;   // named input for L2 reuse (its bytes are part of read_bytes)
   std::string write_tensor;  // named output (its bytes are part of write_bytes)
 };
@@ -23,18 +23,22 @@ struct MemoryKernelShape {
 KernelCost memory_kernel(const HwProfile& hw, const MemoryKernelShape& s);
 
 // Layer kernels (tokens on this GPU; dims as in the model config; BF16 activations).
-KernelCost rmsnorm_cost(const HwProfile& hw, std::int64_t tokens, int dim, bool quantize_fp8_out = false);
+KernelCost rmsnorm_cost(const HwProfile& hw, std::int64_t tokens, int dim,
+                        bool quantize_fp8_out = false);
 KernelCost rope_cost(const HwProfile& hw, std::int64_t tokens, int heads, int rope_dim);
 KernelCost quantize_fp8_cost(const HwProfile& hw, std::int64_t tokens, int dim);
-KernelCost swiglu_cost(const HwProfile& hw, std::int64_t tokens, int inter, bool quantize_fp8_out = true);
+KernelCost swiglu_cost(const HwProfile& hw, std::int64_t tokens, int inter,
+                       bool quantize_fp8_out = true);
 KernelCost residual_add_cost(const HwProfile& hw, std::int64_t tokens, int dim);
 KernelCost router_topk_cost(const HwProfile& hw, std::int64_t tokens, int experts, int topk);
 KernelCost cumsum_cost(const HwProfile& hw, std::int64_t elements);  // one CTA: a single-block scan
-KernelCost gather_scatter_cost(const HwProfile& hw, std::int64_t tokens, int dim, double copies, double bytes_per_value);
+KernelCost gather_scatter_cost(const HwProfile& hw, std::int64_t tokens, int dim, double copies,
+                               double bytes_per_value);
 KernelCost kv_cache_write_cost(const HwProfile& hw, std::int64_t tokens, double bytes_per_token);
 // mHC (V4): before a sublayer - FP32 mix projection to (2 + hc) x hc values, Sinkhorn
 // normalisation, weighted sum of the hc copies, RMSNorm; after it - recombination.
-KernelCost mhc_pre_cost(const HwProfile& hw, std::int64_t tokens, int dim, int hc, int sinkhorn_iters);
+KernelCost mhc_pre_cost(const HwProfile& hw, std::int64_t tokens, int dim, int hc,
+                        int sinkhorn_iters);
 KernelCost mhc_post_cost(const HwProfile& hw, std::int64_t tokens, int dim, int hc);
 
 }  // namespace ovs

@@ -36,14 +36,17 @@ void for_each_subset(int n, int k, int start, unsigned mask, int chosen, F& f) {
 
 RoutingStats routing_stats(const RoutingSpec& r) {
   if (r.ep_size <= 0 || r.experts % r.ep_size != 0)
-    throw std::invalid_argument(std::to_string(r.experts) + " experts cannot be spread evenly over EP " +
+    throw std::invalid_argument(std::to_string(r.experts) +
+                                " experts cannot be spread evenly over EP " +
                                 std::to_string(r.ep_size));
   if (r.gpus_per_node <= 0) throw std::invalid_argument("GPUs per node must be positive");
   if (r.groups <= 0 || r.experts % r.groups != 0 || r.topk_groups <= 0 || r.topk_groups > r.groups)
-    throw std::invalid_argument("expert groups must divide the experts and top-k groups be <= groups");
+    throw std::invalid_argument(
+        "expert groups must divide the experts and top-k groups be <= groups");
   if (r.groups > 30) throw std::invalid_argument("at most 30 expert groups");
   const int per_group = r.experts / r.groups;
-  if (r.topk > r.topk_groups * per_group) throw std::invalid_argument("top-k exceeds the experts a token may use");
+  if (r.topk > r.topk_groups * per_group)
+    throw std::invalid_argument("top-k exceeds the experts a token may use");
   const int per_rank = r.experts / r.ep_size;
   const int gpn = std::min(r.gpus_per_node, r.ep_size);
   const int nodes = (r.ep_size + gpn - 1) / gpn;
@@ -86,7 +89,8 @@ RoutingStats routing_stats(const RoutingSpec& r) {
     if (n != 0) s.remote_nodes_per_token += p_node[n];
     // Inside node n the token arrives at the rank with the sender's local index (node 0: the
     // sender itself) and is copied to every other rank of that node that holds its experts.
-    for (int k = n * gpn + 1; k < std::min((n + 1) * gpn, r.ep_size); ++k) s.nvlink_copies_per_token += p_rank[k];
+    for (int k = n * gpn + 1; k < std::min((n + 1) * gpn, r.ep_size); ++k)
+      s.nvlink_copies_per_token += p_rank[k];
   }
   return s;
 }

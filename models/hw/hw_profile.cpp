@@ -1,5 +1,7 @@
 #include "models/hw/hw_profile.hpp"
 
+#include <cctype>
+
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/io/data_paths.hpp"
@@ -53,6 +55,7 @@ class SourcedReader {
       parse_items(v);
     }
     f.value = out.front();
+    f.list = true;
     p_.fields.push_back(f);
     return out;
   }
@@ -64,16 +67,14 @@ class SourcedReader {
 void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams& k, int sm_count) {
   yaml::Map m(v, {"gemm", "attention", "memory", "comm", "framework_op_us"});
   {
-    yaml::Map g(m.required("gemm"), {"block_m", "block_n_min", "block_n_max", "block_n_step", "block_k",
-                                     "efficiency", "efficiency_m64_ratio", "tile_overhead_us",
-                                     "epilogue_write_fraction", "fixed_latency_us", "masked_m_spread"});
+    yaml::Map g(
+        m.required("gemm"),
+        {"block_m", "block_n", "block_k", "efficiency", "efficiency_m64_ratio", "tile_overhead_us",
+         "k_iteration_us", "epilogue_write_fraction", "fixed_latency_us", "masked_m_spread"});
     GemmParams& p = k.gemm;
     p.block_m = num.read_int_list(g.required("block_m"), 16, 512);
-    p.block_n_min = static_cast<int>(num.read(g, "block_n_min", {8, 512}));
-    p.block_n_max = static_cast<int>(num.read(g, "block_n_max", {8, 512}));
-    p.block_n_step = static_cast<int>(num.read(g, "block_n_step", {8, 512}));
+    p.block_n = num.read_int_list(g.required("block_n"), 8, 512);
     p.block_k = static_cast<int>(num.read(g, "block_k", {16, 1024}));
-    if (p.block_n_min > p.block_n_max) g.required("block_n_min").fail("must not exceed block_n_max");
     yaml::Map e(g.required("efficiency"), {"bf16", "fp8", "fp4"});
     for (int d = 0; d < kNumDtypes; ++d) {
       const std::string key(kDtypeNames[d]);
@@ -81,14 +82,15 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
     }
     p.efficiency_m64_ratio = num.read(g, "efficiency_m64_ratio", yaml::kFraction);
     p.tile_overhead_us = num.read(g, "tile_overhead_us", yaml::kNonNegative);
+    p.k_iteration_us = num.read(g, "k_iteration_us", yaml::kNonNegative);
     p.epilogue_write_fraction = num.read(g, "epilogue_write_fraction", {0, 1});
     p.fixed_latency_us = num.read(g, "fixed_latency_us", yaml::kNonNegative);
     p.masked_m_spread = num.read(g, "masked_m_spread", {0, 0.99});
   }
   {
-    yaml::Map a(m.required("attention"), {"mla_decode_efficiency", "sparse_decode_efficiency",
-                                          "prefill_efficiency", "sparse_prefill_efficiency",
-                                          "indexer_efficiency", "fixed_latency_us"});
+    yaml::Map a(m.required("attention"),
+                {"mla_decode_efficiency", "sparse_decode_efficiency", "prefill_efficiency",
+                 "sparse_prefill_efficiency", "indexer_efficiency", "fixed_latency_us"});
     AttentionParams& p = k.attention;
     p.mla_decode_efficiency = num.read(a, "mla_decode_efficiency", yaml::kFraction);
     p.sparse_decode_efficiency = num.read(a, "sparse_decode_efficiency", yaml::kFraction);
@@ -104,10 +106,11 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
     k.memory.ctas_per_sm = static_cast<int>(num.read(mm, "ctas_per_sm", {1, 64}));
   }
   {
-    yaml::Map c(m.required("comm"), {"deepep_normal_sms", "normal_nvlink_efficiency", "normal_rdma_efficiency",
-                                     "ll_nvlink_efficiency", "ll_rdma_efficiency", "ll_latency_us",
-                                     "ll_latency_per_log2_ep_us", "ll_send_sms", "collective_efficiency",
-                                     "collective_sms"});
+    yaml::Map c(
+        m.required("comm"),
+        {"deepep_normal_sms", "normal_nvlink_efficiency", "normal_rdma_efficiency",
+         "ll_nvlink_efficiency", "ll_rdma_efficiency", "ll_latency_us", "ll_latency_per_log2_ep_us",
+         "ll_send_sms", "collective_efficiency", "collective_sms"});
     CommParams& p = k.comm;
     p.deepep_normal_sms = static_cast<int>(num.read(c, "deepep_normal_sms", {1, double(sm_count)}));
     p.normal_nvlink_efficiency = num.read(c, "normal_nvlink_efficiency", yaml::kFraction);
@@ -129,11 +132,13 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
   HwProfile p;
   p.file = root.file();
   SourcedReader num(p);
-  yaml::Map m(root, {"name", "description", "vendor", "arch", "sm_count", "boost_clock_mhz",
-                     "sustained_clock_mhz", "tensor_peak_tflops", "cuda_core_peak_tflops", "hbm",
-                     "l2", "links", "host", "kernels"});
+  yaml::Map m(root, {"name", "description", "aliases", "vendor", "arch", "sm_count",
+                     "boost_clock_mhz", "sustained_clock_mhz", "tensor_peak_tflops",
+                     "cuda_core_peak_tflops", "hbm", "l2", "links", "host", "kernels"});
   p.name = m.required("name").str();
   if (auto d = m.optional("description")) p.description = d->str();
+  if (auto a = m.optional("aliases"))
+    for (const auto& item : a->items()) p.aliases.push_back(item.str());
   p.vendor = m.required("vendor").choice({"nvidia", "amd"});
   p.arch = m.required("arch").choice({"hopper", "blackwell", "cdna3", "cdna4", "generic"});
 
@@ -143,7 +148,8 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
   if (double(hw.sm_count) != p.fields.back().value)
     m.required("sm_count").fail("must be a whole number of SMs");
   p.boost_clock_mhz = num.read(m, "boost_clock_mhz", yaml::kPositive);
-  p.sustained_clock_mhz = num.read_opt(m, "sustained_clock_mhz", yaml::kPositive, p.boost_clock_mhz);
+  p.sustained_clock_mhz =
+      num.read_opt(m, "sustained_clock_mhz", yaml::kPositive, p.boost_clock_mhz);
   if (p.sustained_clock_mhz > p.boost_clock_mhz)
     m.required("sustained_clock_mhz").fail("must not exceed boost_clock_mhz");
   const double clock_ratio = p.sustained_clock_mhz / p.boost_clock_mhz;
@@ -159,23 +165,27 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
     }
     if (p.tensor_peak_tflops[0] <= 0) t.required("bf16").fail("must be > 0");
   }
-  hw.cuda_core_flops_per_us_per_sm = units::tflops_to_flops_per_us(num.read(
-                                         m, "cuda_core_peak_tflops", yaml::kPositive)) *
-                                     clock_ratio / hw.sm_count;
+  hw.cuda_core_flops_per_us_per_sm =
+      units::tflops_to_flops_per_us(num.read(m, "cuda_core_peak_tflops", yaml::kPositive)) *
+      clock_ratio / hw.sm_count;
   {
-    yaml::Map h(m.required("hbm"), {"peak_gbps", "achievable_gbps", "saturation_sms", "capacity_gb"});
+    yaml::Map h(m.required("hbm"),
+                {"peak_gbps", "achievable_gbps", "saturation_sms", "capacity_gb"});
     p.hbm_peak_gbps = num.read(h, "peak_gbps", yaml::kPositive);
     const double ach = num.read(h, "achievable_gbps", yaml::kPositive);
     if (ach > p.hbm_peak_gbps) h.required("achievable_gbps").fail("must not exceed peak_gbps");
     hw.hbm_bytes_per_us = units::gbps_to_bytes_per_us(ach);
-    hw.hbm_saturation_sms = static_cast<int>(num.read(h, "saturation_sms", {1, double(hw.sm_count)}));
+    hw.hbm_saturation_sms =
+        static_cast<int>(num.read(h, "saturation_sms", {1, double(hw.sm_count)}));
     p.hbm_capacity_gb = num.read_opt(h, "capacity_gb", yaml::kPositive, 0);
   }
   {
     yaml::Map l(m.required("l2"), {"size_mib", "achievable_gbps", "saturation_sms"});
     hw.l2_size_bytes = num.read(l, "size_mib", yaml::kPositive) * units::kBytesPerMiB;
-    hw.l2_bytes_per_us = units::gbps_to_bytes_per_us(num.read(l, "achievable_gbps", yaml::kPositive));
-    hw.l2_saturation_sms = static_cast<int>(num.read(l, "saturation_sms", {1, double(hw.sm_count)}));
+    hw.l2_bytes_per_us =
+        units::gbps_to_bytes_per_us(num.read(l, "achievable_gbps", yaml::kPositive));
+    hw.l2_saturation_sms =
+        static_cast<int>(num.read(l, "saturation_sms", {1, double(hw.sm_count)}));
   }
   if (auto lv = m.optional("links")) {
     yaml::Map links(*lv, {"nvlink", "rdma"});
@@ -183,7 +193,8 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
       auto one = links.optional(std::string(kLinkNames[i]));
       if (!one) continue;
       yaml::Map lm(*one, {"gbps", "latency_us"});
-      hw.links[i].bytes_per_us = units::gbps_to_bytes_per_us(num.read(lm, "gbps", yaml::kNonNegative));
+      hw.links[i].bytes_per_us =
+          units::gbps_to_bytes_per_us(num.read(lm, "gbps", yaml::kNonNegative));
       hw.links[i].latency_us = num.read(lm, "latency_us", yaml::kNonNegative);
     }
   }
@@ -199,6 +210,23 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
     p.has_kernel_params = true;
   }
   return p;
+}
+
+bool HwProfile::matches_gpu(const std::string& gpu_column) const {
+  // The column starts with the GPU name, then details: "H800 SXM5 (NVCC 12.8; ...)".
+  for (const auto& a : aliases) {
+    if (gpu_column.compare(0, a.size(), a) != 0) continue;
+    if (gpu_column.size() == a.size() ||
+        !std::isalnum(static_cast<unsigned char>(gpu_column[a.size()])))
+      return true;
+  }
+  return false;
+}
+
+void require_kernel_params(const HwProfile& p) {
+  if (!p.has_kernel_params)
+    throw InputError(p.file, 1, "kernels",
+                     "the profile has no kernels: section (cost-model parameters)");
 }
 
 HwProfile load_hw_profile(const std::string& name_or_path) {

@@ -16,12 +16,16 @@ struct SourcedField {
   double value = 0;
   std::string source;  // empty when the file gave a bare number
   int line = 0;
+  bool list = false;  // a list of whole numbers; value is its first entry
 };
 
 struct HwProfile {
   std::string file;
   std::string name;
   std::string description;
+  std::vector<std::string> aliases;  // names of this GPU in published data
+  // True if a published row's GPU column names this GPU.
+  bool matches_gpu(const std::string& gpu_column) const;
   std::string vendor;  // nvidia | amd
   std::string arch;    // hopper | blackwell | cdna4
   Hardware engine;     // what the engine shares among kernels
@@ -35,10 +39,15 @@ struct HwProfile {
   std::vector<SourcedField> fields;  // every number read, with its source
 
   // Per-SM sustained tensor peak for a dtype, in FLOP/us.
-  double peak_per_sm(Dtype d) const { return engine.tensor_flops_per_us_per_sm[static_cast<int>(d)]; }
+  double peak_per_sm(Dtype d) const {
+    return engine.tensor_flops_per_us_per_sm[static_cast<int>(d)];
+  }
 };
 
 // By shipped name (hw_profiles/<name>.yaml) or path. InputError on any problem.
+// Throws InputError unless the profile has the kernels: section the cost models need.
+void require_kernel_params(const HwProfile& p);
+
 HwProfile load_hw_profile(const std::string& name_or_path);
 // From a YAML map (a profile file's root, or inline `hardware:` in a program).
 HwProfile parse_hw_profile(const yaml::Value& root);

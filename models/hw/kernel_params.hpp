@@ -10,18 +10,17 @@ namespace ovs {
 
 struct GemmParams {
   std::vector<int> block_m;  // tile heights the GEMM library offers
-  int block_n_min = 16;
-  int block_n_max = 256;
-  int block_n_step = 16;
+  std::vector<int> block_n;  // tile widths it offers
   int block_k = 128;
   // Fraction of an SM's sustained tensor peak inside a tile's main loop, per dtype (block_m >=
   // 128), and the ratio for block_m 64 tiles (one consumer warpgroup instead of two).
   std::array<double, kNumDtypes> efficiency{};
   double efficiency_m64_ratio = 1;
-  double tile_overhead_us = 0;          // per tile: prologue, pipeline fill, scheduling
-  double epilogue_write_fraction = 0;   // share of a tile's output write not hidden by the MMA
-  double fixed_latency_us = 0;          // per kernel
-  double masked_m_spread = 0;           // masked layout: per-group m ~ U(1-s, 1+s) x expected_m
+  double tile_overhead_us = 0;  // per tile: prologue, pipeline fill, scheduling
+  double k_iteration_us = 0;  // per block_k step of a block-scaled (FP8/FP4) tile: scale promotion
+  double epilogue_write_fraction = 0;  // share of a tile's output write not hidden by the MMA
+  double fixed_latency_us = 0;         // per kernel
+  double masked_m_spread = 0;          // masked layout: per-group m ~ U(1-s, 1+s) x expected_m
 };
 
 struct AttentionParams {
@@ -34,8 +33,8 @@ struct AttentionParams {
 };
 
 struct MemoryKernelParams {
-  double kernel_min_us = 0;   // the shortest a kernel takes on the GPU
-  double bytes_per_cta = 0;   // grid sizing of elementwise kernels
+  double kernel_min_us = 0;  // the shortest a kernel takes on the GPU
+  double bytes_per_cta = 0;  // grid sizing of elementwise kernels
   int ctas_per_sm = 1;
 };
 
@@ -43,13 +42,13 @@ struct CommParams {
   int deepep_normal_sms = 20;
   double normal_nvlink_efficiency = 1;  // of the NVLink bandwidth, DeepEP normal kernels
   double normal_rdma_efficiency = 1;
-  double ll_nvlink_efficiency = 1;      // low-latency kernels
+  double ll_nvlink_efficiency = 1;  // low-latency kernels
   double ll_rdma_efficiency = 1;
-  double ll_latency_us = 0;             // low-latency: fixed part ...
-  double ll_latency_per_log2_ep_us = 0; // ... plus this per doubling of the EP size
-  int ll_send_sms = 1;                  // SMs the send/receive kernels hold briefly
-  double collective_efficiency = 1;     // all-gather / reduce-scatter on NVLink
-  int collective_sms = 16;              // SMs an NCCL collective holds
+  double ll_latency_us = 0;              // low-latency: fixed part ...
+  double ll_latency_per_log2_ep_us = 0;  // ... plus this per doubling of the EP size
+  int ll_send_sms = 1;                   // SMs the send/receive kernels hold briefly
+  double collective_efficiency = 1;      // all-gather / reduce-scatter on NVLink
+  int collective_sms = 16;               // SMs an NCCL collective holds
 };
 
 struct KernelParams {

@@ -19,6 +19,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
   add_run_command(app, ctx);
+  add_kernel_command(app, ctx);
+  add_validate_command(app, ctx);
+  add_calibrate_command(app, ctx);
   add_import_trace_command(app, ctx);
   try {
     try {

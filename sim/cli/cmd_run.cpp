@@ -64,8 +64,10 @@ void add_run_command(CLI::App& app, CliContext& ctx) {
       "actions) on a hardware profile and report its makespan against the same kernels run\n"
       "serially on one stream. The engine's own input; see strategies/examples/.");
   cmd->add_option("program", opts->program, "Program YAML file")->required();
-  cmd->add_flag("--json", opts->json, "Print one JSON object (makespan_us, serial_us, streams, kernels)");
-  cmd->add_option("--trace", opts->trace, "Write a Chrome/Perfetto trace (open in ui.perfetto.dev)");
+  cmd->add_flag("--json", opts->json,
+                "Print one JSON object (makespan_us, serial_us, streams, kernels)");
+  cmd->add_option("--trace", opts->trace,
+                  "Write a Chrome/Perfetto trace (open in ui.perfetto.dev)");
   cmd->callback([opts, &ctx] { ctx.exit_code = run_program(*opts, ctx); });
 }
 

@@ -12,6 +12,9 @@ struct CliContext {
 };
 
 void add_run_command(CLI::App& app, CliContext& ctx);
+void add_kernel_command(CLI::App& app, CliContext& ctx);
+void add_validate_command(CLI::App& app, CliContext& ctx);
+void add_calibrate_command(CLI::App& app, CliContext& ctx);
 void add_import_trace_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace ovs

@@ -2,4 +2,6 @@
 
 #include "sim/cli/cli.hpp"
 
-int main(int argc, char** argv) { return ovs::run_cli(argc, argv, std::cout, std::cerr); }
+int main(int argc, char** argv) {
+  return ovs::run_cli(argc, argv, std::cout, std::cerr);
+}

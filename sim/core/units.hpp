@@ -10,9 +10,17 @@ inline constexpr double kBytesPerUsPerGBps = 1e3;
 inline constexpr double kFlopsPerUsPerTflops = 1e6;
 inline constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
-inline constexpr double gbps_to_bytes_per_us(double gbps) { return gbps * kBytesPerUsPerGBps; }
-inline constexpr double bytes_per_us_to_gbps(double b) { return b / kBytesPerUsPerGBps; }
-inline constexpr double tflops_to_flops_per_us(double tf) { return tf * kFlopsPerUsPerTflops; }
-inline constexpr double flops_per_us_to_tflops(double f) { return f / kFlopsPerUsPerTflops; }
+inline constexpr double gbps_to_bytes_per_us(double gbps) {
+  return gbps * kBytesPerUsPerGBps;
+}
+inline constexpr double bytes_per_us_to_gbps(double b) {
+  return b / kBytesPerUsPerGBps;
+}
+inline constexpr double tflops_to_flops_per_us(double tf) {
+  return tf * kFlopsPerUsPerTflops;
+}
+inline constexpr double flops_per_us_to_tflops(double f) {
+  return f / kFlopsPerUsPerTflops;
+}
 
 }  // namespace ovs::units

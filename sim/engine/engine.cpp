@@ -19,9 +19,9 @@ enum class KState : char { not_issued, queued, ready, running, done };
 struct KernelRun {
   KState state = KState::not_issued;
   int held = 0;
-  double remaining = 1;     // fraction of the work left
-  double latency_left = 0;  // us of fixed latency left
-  double rate = 0;          // fraction per us
+  double remaining = 1;                    // fraction of the work left
+  double latency_left = 0;                 // us of fixed latency left
+  double rate = 0;                         // fraction per us
   std::array<double, kNumShared> usage{};  // bytes per unit of progress, after L2 resolution
   std::int64_t enqueue_seq = 0;
   double ready_us = 0;
@@ -203,7 +203,8 @@ class Run {
     return kr_[a].enqueue_seq < kr_[b].enqueue_seq;
   }
   void insert_ready(int k) {
-    auto pos = std::find_if(ready_.begin(), ready_.end(), [&](int o) { return ready_before(k, o); });
+    auto pos =
+        std::find_if(ready_.begin(), ready_.end(), [&](int o) { return ready_before(k, o); });
     ready_.insert(pos, k);
   }
 

@@ -18,12 +18,12 @@ class SimulationError : public std::runtime_error {
 };
 
 struct RunResult {
-  double makespan_us = 0;       // all kernels done and the host program finished
-  double gpu_end_us = 0;        // last kernel end
-  double host_end_us = 0;       // host finished its last action
-  double host_busy_us = 0;      // launches, event calls, delays
-  double host_blocked_us = 0;   // waiting on events (BlockAction)
-  std::int64_t steps = 0;       // engine steps (times at which something happened)
+  double makespan_us = 0;      // all kernels done and the host program finished
+  double gpu_end_us = 0;       // last kernel end
+  double host_end_us = 0;      // host finished its last action
+  double host_busy_us = 0;     // launches, event calls, delays
+  double host_blocked_us = 0;  // waiting on events (BlockAction)
+  std::int64_t steps = 0;      // engine steps (times at which something happened)
 };
 
 // Forwards every notification to several observers, in order.

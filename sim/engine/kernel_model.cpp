@@ -31,7 +31,8 @@ KernelModel make_kernel_model(const Hardware& hw, const KernelSpec& k) {
     if (hw.cuda_core_flops_per_us_per_sm <= 0)
       throw SimulationError("kernel '" + k.name + "': CUDA-core FLOPs on hardware '" + hw.name +
                             "' without a CUDA-core peak");
-    m.compute_us_one_sm += w.cuda_core_flops / (hw.cuda_core_flops_per_us_per_sm * w.compute_efficiency);
+    m.compute_us_one_sm +=
+        w.cuda_core_flops / (hw.cuda_core_flops_per_us_per_sm * w.compute_efficiency);
   }
   m.ctas_per_sm = std::max(1, w.ctas_per_sm);
   m.units = static_cast<double>(w.tiles > 0 ? w.tiles : std::max<std::int64_t>(w.ctas, 1));
@@ -48,10 +49,12 @@ KernelModel make_kernel_model(const Hardware& hw, const KernelSpec& k) {
   m.latency_us = w.fixed_latency_us;
   for (int l = 0; l < kNumLinks; ++l) {
     if (w.link_bytes[l] > 0 && hw.links[l].bytes_per_us <= 0)
-      throw SimulationError("kernel '" + k.name + "' sends bytes over " + std::string(kLinkNames[l]) +
-                            ", which hardware '" + hw.name + "' does not have");
+      throw SimulationError("kernel '" + k.name + "' sends bytes over " +
+                            std::string(kLinkNames[l]) + ", which hardware '" + hw.name +
+                            "' does not have");
     m.link_bytes[l] = w.link_bytes[l];
-    if (w.link_bytes[l] > 0) m.latency_us = std::max(m.latency_us, w.fixed_latency_us + hw.links[l].latency_us);
+    if (w.link_bytes[l] > 0)
+      m.latency_us = std::max(m.latency_us, w.fixed_latency_us + hw.links[l].latency_us);
   }
   m.hbm_bytes = w.hbm_bytes;
   m.l2_bytes = w.l2_bytes;
@@ -85,11 +88,62 @@ double rate_ceiling(const Hardware& hw, const KernelModel& m, int sms,
     if (m.request_sms == 0) return 1.0;
     return std::min(1.0, double(sms) / std::max(1, saturation));
   };
-  if (usage[kHbm] > 0) cap = std::min(cap, hw.hbm_bytes_per_us * sm_fraction(hw.hbm_saturation_sms) / usage[kHbm]);
-  if (usage[kL2] > 0) cap = std::min(cap, hw.l2_bytes_per_us * sm_fraction(hw.l2_saturation_sms) / usage[kL2]);
+  if (usage[kHbm] > 0)
+    cap = std::min(cap, hw.hbm_bytes_per_us * sm_fraction(hw.hbm_saturation_sms) / usage[kHbm]);
+  if (usage[kL2] > 0)
+    cap = std::min(cap, hw.l2_bytes_per_us * sm_fraction(hw.l2_saturation_sms) / usage[kL2]);
   for (int l = 0; l < kNumLinks; ++l)
     if (usage[kNvlink + l] > 0) cap = std::min(cap, hw.links[l].bytes_per_us / usage[kNvlink + l]);
   return cap;
+}
+
+}  // namespace ovs
+
+namespace ovs {
+
+double SoloBreakdown::total_us() const {
+  return latency_us + std::max({compute_us, hbm_us, l2_us, link_us, given_us});
+}
+
+const char* SoloBreakdown::bound() const {
+  const double top = std::max({compute_us, hbm_us, l2_us, link_us, given_us});
+  if (given_us > 0 && given_us >= top) return "given";
+  if (latency_us >= top) return "latency";
+  if (compute_us >= top) return "compute";
+  if (hbm_us >= top) return "hbm";
+  if (l2_us >= top) return "l2";
+  return "link";
+}
+
+SoloBreakdown solo_breakdown(const Hardware& hw, const KernelSpec& k) {
+  const KernelModel m = make_kernel_model(hw, k);
+  SoloBreakdown b;
+  b.sms = m.request_sms;
+  b.latency_us = m.latency_us;
+  if (m.given) {
+    b.given_us = m.duration_us;
+    return b;
+  }
+  std::array<double, kNumShared> usage{m.hbm_bytes, m.l2_bytes, m.link_bytes[0], m.link_bytes[1]};
+  for (const auto& r : k.work.reads) usage[kHbm] += r.bytes;  // alone: no tensor is resident
+  auto time_with = [&](std::array<double, kNumShared> only) {
+    const double cap = rate_ceiling(hw, m, b.sms, only);
+    return std::isinf(cap) ? 0.0 : 1.0 / cap;
+  };
+  b.compute_us = m.compute_us_one_sm > 0 ? time_with({0, 0, 0, 0}) : 0;
+  KernelModel no_compute = m;
+  no_compute.compute_us_one_sm = 0;
+  auto bw_time = [&](int r) {
+    std::array<double, kNumShared> only{};
+    only[r] = usage[r];
+    if (only[r] <= 0) return 0.0;
+    const double cap = rate_ceiling(hw, no_compute, b.sms, only);
+    return 1.0 / cap;
+  };
+  b.hbm_us = bw_time(kHbm);
+  b.l2_us = bw_time(kL2);
+  b.link_us = std::max(bw_time(kNvlink), bw_time(kRdma));
+  return b;
 }
 
 }  // namespace ovs

@@ -38,6 +38,21 @@ KernelModel make_kernel_model(const Hardware& hw, const KernelSpec& k);
 double rate_ceiling(const Hardware& hw, const KernelModel& m, int sms,
                     const std::array<double, kNumShared>& usage);
 
+// What limits a kernel running alone on `sms` SMs: the time each resource alone would need.
+// Alone, its duration is latency_us + the largest of these (the roofline).
+struct SoloBreakdown {
+  int sms = 0;
+  double latency_us = 0;
+  double compute_us = 0;
+  double hbm_us = 0;
+  double l2_us = 0;
+  double link_us = 0;
+  double given_us = 0;
+  double total_us() const;
+  const char* bound() const;  // "compute", "hbm", "l2", "link", "latency" or "given"
+};
+SoloBreakdown solo_breakdown(const Hardware& hw, const KernelSpec& k);
+
 // Capacity of each shared resource in bytes per us.
 std::array<double, kNumShared> shared_capacities(const Hardware& hw);
 

@@ -37,7 +37,8 @@ std::string check_program(const Program& p) {
     auto where = [i] { return "action " + std::to_string(i) + ": "; };
     if (auto* l = std::get_if<LaunchAction>(&step)) {
       if (l->kernel < 0 || l->kernel >= nk) return where() + "kernel index out of range";
-      if (launched[l->kernel]) return where() + "kernel '" + p.kernels[l->kernel].name + "' launched twice";
+      if (launched[l->kernel])
+        return where() + "kernel '" + p.kernels[l->kernel].name + "' launched twice";
       launched[l->kernel] = true;
     } else if (auto* r = std::get_if<RecordAction>(&step)) {
       if (r->event < 0 || r->event >= ne) return where() + "event index out of range";
@@ -46,10 +47,12 @@ std::string check_program(const Program& p) {
     } else if (auto* w = std::get_if<WaitAction>(&step)) {
       if (w->event < 0 || w->event >= ne) return where() + "event index out of range";
       if (w->stream < 0 || w->stream >= ns) return where() + "stream index out of range";
-      if (!recorded[w->event]) return where() + "wait on event '" + p.events[w->event] + "' before any record of it";
+      if (!recorded[w->event])
+        return where() + "wait on event '" + p.events[w->event] + "' before any record of it";
     } else if (auto* b = std::get_if<BlockAction>(&step)) {
       if (b->event < 0 || b->event >= ne) return where() + "event index out of range";
-      if (!recorded[b->event]) return where() + "host block on event '" + p.events[b->event] + "' before any record of it";
+      if (!recorded[b->event])
+        return where() + "host block on event '" + p.events[b->event] + "' before any record of it";
     } else if (auto* d = std::get_if<DelayAction>(&step)) {
       if (!(d->us >= 0)) return where() + "negative or NaN host delay";
     }

@@ -9,15 +9,23 @@ Timeline::Timeline(const Program& p) : p_(p), kernels_(p.kernels.size()) {}
 void Timeline::on_host_action(double s, double e, int i, const HostAction&) {
   host_.push_back({s, e, i, false});
 }
-void Timeline::on_host_blocked(double s, double e, int i, int) { host_.push_back({s, e, i, true}); }
-void Timeline::on_kernel_enqueued(double t, int k) { kernels_[k].enqueue_us = t; }
+void Timeline::on_host_blocked(double s, double e, int i, int) {
+  host_.push_back({s, e, i, true});
+}
+void Timeline::on_kernel_enqueued(double t, int k) {
+  kernels_[k].enqueue_us = t;
+}
 void Timeline::on_kernel_start(double t, int k, int sms, const KernelTraffic& tr) {
   kernels_[k].start_us = t;
   kernels_[k].sms.emplace_back(t, sms);
   kernels_[k].traffic = tr;
 }
-void Timeline::on_kernel_sms(double t, int k, int sms) { kernels_[k].sms.emplace_back(t, sms); }
-void Timeline::on_kernel_end(double t, int k) { kernels_[k].end_us = t; }
+void Timeline::on_kernel_sms(double t, int k, int sms) {
+  kernels_[k].sms.emplace_back(t, sms);
+}
+void Timeline::on_kernel_end(double t, int k) {
+  kernels_[k].end_us = t;
+}
 void Timeline::on_counters(double t, const Counters& c) {
   if (!counters_.empty() && counters_.back().t_us == t)
     counters_.back().c = c;
@@ -28,7 +36,8 @@ void Timeline::on_counters(double t, const Counters& c) {
 double Timeline::stream_busy_us(int stream) const {
   double busy = 0;
   for (size_t k = 0; k < kernels_.size(); ++k)
-    if (p_.kernels[k].stream == stream && kernels_[k].end_us >= 0) busy += kernels_[k].duration_us();
+    if (p_.kernels[k].stream == stream && kernels_[k].end_us >= 0)
+      busy += kernels_[k].duration_us();
   return busy;
 }
 

@@ -14,7 +14,8 @@ namespace ovs {
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::is_directory(path_, ec)) throw InputError(path_, 0, "", "is a directory, expected a file to write");
+  if (fs::is_directory(path_, ec))
+    throw InputError(path_, 0, "", "is a directory, expected a file to write");
   tmp_ = path_ + ".tmp." + std::to_string(::getpid());
   out_.open(tmp_, std::ios::binary | std::ios::trunc);
   if (!out_) throw InputError(path_, 0, "", std::string("cannot write: ") + std::strerror(errno));

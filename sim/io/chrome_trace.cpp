@@ -9,8 +9,12 @@ namespace ovs {
 
 using Json = nlohmann::ordered_json;
 
-TraceSink::TraceSink(std::ostream& out) : out_(out) { out_ << "{\"traceEvents\":[\n"; }
-TraceSink::~TraceSink() { finish(); }
+TraceSink::TraceSink(std::ostream& out) : out_(out) {
+  out_ << "{\"traceEvents\":[\n";
+}
+TraceSink::~TraceSink() {
+  finish();
+}
 
 void TraceSink::append(const std::string& json_object) {
   if (finished_) return;
@@ -29,7 +33,9 @@ void TraceSink::finish() {
 namespace {
 constexpr int kHostTid = 0;
 constexpr int kEventTid = 1;
-int stream_tid(int stream) { return 10 + stream; }
+int stream_tid(int stream) {
+  return 10 + stream;
+}
 }  // namespace
 
 struct ChromeTraceWriter::Impl {
@@ -48,22 +54,29 @@ struct ChromeTraceWriter::Impl {
 
   void meta(const char* what, int tid, const std::string& name, int sort) {
     emit(Json{{"ph", "M"}, {"name", what}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}});
-    const char* sort_key = std::string(what) == "process_name" ? "process_sort_index" : "thread_sort_index";
-    emit(Json{{"ph", "M"}, {"name", sort_key}, {"pid", pid}, {"tid", tid}, {"args", {{"sort_index", sort}}}});
+    const char* sort_key =
+        std::string(what) == "process_name" ? "process_sort_index" : "thread_sort_index";
+    emit(Json{{"ph", "M"},
+              {"name", sort_key},
+              {"pid", pid},
+              {"tid", tid},
+              {"args", {{"sort_index", sort}}}});
   }
 
   void flush_counters() {
     if (!have_counters) return;
     have_counters = false;
     auto counter = [&](const char* name, Json args) {
-      emit(Json{{"ph", "C"}, {"name", name}, {"pid", pid}, {"ts", counter_t}, {"args", std::move(args)}});
+      emit(Json{
+          {"ph", "C"}, {"name", name}, {"pid", pid}, {"ts", counter_t}, {"args", std::move(args)}});
     };
     counter("SMs busy", Json{{"sms", counters.sms_busy}});
     counter("HBM GB/s", Json{{"GB/s", units::bytes_per_us_to_gbps(counters.hbm_bytes_per_us)}});
     counter("L2 GB/s", Json{{"GB/s", units::bytes_per_us_to_gbps(counters.l2_bytes_per_us)}});
     Json links;
     for (int l = 0; l < kNumLinks; ++l)
-      links[std::string(kLinkNames[l])] = units::bytes_per_us_to_gbps(counters.link_bytes_per_us[l]);
+      links[std::string(kLinkNames[l])] =
+          units::bytes_per_us_to_gbps(counters.link_bytes_per_us[l]);
     counter("link GB/s", links);
   }
 };
@@ -91,25 +104,35 @@ std::string host_name(const Program& p, const HostAction& a) {
   if (auto* r = std::get_if<RecordAction>(&a.step)) return "record " + p.events[r->event];
   if (auto* w = std::get_if<WaitAction>(&a.step))
     return "stream " + p.streams[w->stream].name + " waits " + p.events[w->event];
-  if (auto* d = std::get_if<DelayAction>(&a.step)) return d->label.empty() ? "host delay" : d->label;
+  if (auto* d = std::get_if<DelayAction>(&a.step))
+    return d->label.empty() ? "host delay" : d->label;
   return "host";
 }
 }  // namespace
 
 void ChromeTraceWriter::on_host_action(double s, double e, int, const HostAction& a) {
   if (e <= s) return;
-  Json j{{"ph", "X"}, {"name", host_name(impl_->p, a)}, {"cat", "host"}, {"pid", impl_->pid},
-         {"tid", kHostTid}, {"ts", s}, {"dur", e - s}};
+  Json j{{"ph", "X"},       {"name", host_name(impl_->p, a)},
+         {"cat", "host"},   {"pid", impl_->pid},
+         {"tid", kHostTid}, {"ts", s},
+         {"dur", e - s}};
   if (!a.label.empty()) j["args"] = Json{{"op", a.label}};
   impl_->emit(j);
 }
 
 void ChromeTraceWriter::on_host_blocked(double s, double e, int, int ev) {
-  impl_->emit(Json{{"ph", "X"}, {"name", "blocked on " + impl_->p.events[ev]}, {"cat", "host"},
-                   {"pid", impl_->pid}, {"tid", kHostTid}, {"ts", s}, {"dur", e - s}});
+  impl_->emit(Json{{"ph", "X"},
+                   {"name", "blocked on " + impl_->p.events[ev]},
+                   {"cat", "host"},
+                   {"pid", impl_->pid},
+                   {"tid", kHostTid},
+                   {"ts", s},
+                   {"dur", e - s}});
 }
 
-void ChromeTraceWriter::on_kernel_enqueued(double t, int k) { impl_->enqueue[k] = t; }
+void ChromeTraceWriter::on_kernel_enqueued(double t, int k) {
+  impl_->enqueue[k] = t;
+}
 
 void ChromeTraceWriter::on_kernel_start(double t, int k, int sms, const KernelTraffic& tr) {
   impl_->start[k] = t;
@@ -125,14 +148,24 @@ void ChromeTraceWriter::on_kernel_end(double t, int k) {
             {"l2_bytes", impl_->traffic[k].l2_bytes}};
   if (!ks.op.empty()) args["op"] = ks.op;
   if (ks.micro_batch >= 0) args["micro_batch"] = ks.micro_batch;
-  impl_->emit(Json{{"ph", "X"}, {"name", ks.name}, {"cat", ks.category.empty() ? "kernel" : ks.category},
-                   {"pid", impl_->pid}, {"tid", stream_tid(ks.stream)}, {"ts", impl_->start[k]},
-                   {"dur", t - impl_->start[k]}, {"args", args}});
+  impl_->emit(Json{{"ph", "X"},
+                   {"name", ks.name},
+                   {"cat", ks.category.empty() ? "kernel" : ks.category},
+                   {"pid", impl_->pid},
+                   {"tid", stream_tid(ks.stream)},
+                   {"ts", impl_->start[k]},
+                   {"dur", t - impl_->start[k]},
+                   {"args", args}});
 }
 
 void ChromeTraceWriter::on_event_fired(double t, int ev) {
-  impl_->emit(Json{{"ph", "i"}, {"name", impl_->p.events[ev]}, {"cat", "event"}, {"s", "t"},
-                   {"pid", impl_->pid}, {"tid", kEventTid}, {"ts", t}});
+  impl_->emit(Json{{"ph", "i"},
+                   {"name", impl_->p.events[ev]},
+                   {"cat", "event"},
+                   {"s", "t"},
+                   {"pid", impl_->pid},
+                   {"tid", kEventTid},
+                   {"ts", t}});
 }
 
 void ChromeTraceWriter::on_counters(double t, const Counters& c) {

@@ -67,14 +67,16 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& name) {
     if (t.header_.empty()) {
       t.header_ = fields;
       for (size_t i = 0; i < fields.size(); ++i) {
-        if (t.index_.count(fields[i])) throw InputError(name, lineno, fields[i], "duplicate column");
+        if (t.index_.count(fields[i]))
+          throw InputError(name, lineno, fields[i], "duplicate column");
         t.index_[fields[i]] = i;
       }
       continue;
     }
     if (fields.size() != t.header_.size())
-      throw InputError(name, lineno, "", "expected " + std::to_string(t.header_.size()) + " fields, got " +
-                                             std::to_string(fields.size()));
+      throw InputError(name, lineno, "",
+                       "expected " + std::to_string(t.header_.size()) + " fields, got " +
+                           std::to_string(fields.size()));
     t.rows_.push_back(std::move(fields));
     t.lines_.push_back(lineno);
   }
@@ -86,7 +88,8 @@ CsvTable CsvTable::load(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError(path, 0, "", "no such file");
-  if (fs::is_directory(path, ec)) throw InputError(path, 0, "", "is a directory, expected a CSV file");
+  if (fs::is_directory(path, ec))
+    throw InputError(path, 0, "", "is a directory, expected a CSV file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open file for reading");
   std::ostringstream buf;
@@ -96,7 +99,8 @@ CsvTable CsvTable::load(const std::string& path) {
 
 const std::string& CsvTable::at(size_t row, const std::string& column) const {
   auto it = index_.find(column);
-  if (it == index_.end()) throw InputError(file_, lines_.empty() ? 1 : lines_[row], column, "missing column");
+  if (it == index_.end())
+    throw InputError(file_, lines_.empty() ? 1 : lines_[row], column, "missing column");
   return rows_[row][it->second];
 }
 
@@ -112,7 +116,9 @@ std::optional<double> CsvTable::maybe_number(size_t row, const std::string& colu
 
 double CsvTable::number(size_t row, const std::string& column) const {
   auto v = maybe_number(row, column);
-  if (!v) throw InputError(file_, lines_[row], column, "expected a number, got '" + at(row, column) + "'");
+  if (!v)
+    throw InputError(file_, lines_[row], column,
+                     "expected a number, got '" + at(row, column) + "'");
   return *v;
 }
 

@@ -24,8 +24,8 @@ std::vector<fs::path> yaml_files(const std::string& folder) {
   const fs::path dir = fs::path(data_root()) / folder;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return out;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
     if (it->is_regular_file() && it->path().extension() == ".yaml") out.push_back(it->path());
   }
@@ -49,7 +49,8 @@ std::string resolve_data_file(const std::string& name_or_path, const std::string
       name_or_path.find('/') != std::string::npos ||
       (name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".yaml") == 0);
   if (looks_like_path) {
-    if (!fs::exists(name_or_path, ec)) throw NameError("no such " + what + " file '" + name_or_path + "'");
+    if (!fs::exists(name_or_path, ec))
+      throw NameError("no such " + what + " file '" + name_or_path + "'");
     return name_or_path;
   }
   for (const auto& p : yaml_files(folder))
@@ -57,7 +58,7 @@ std::string resolve_data_file(const std::string& name_or_path, const std::string
   const auto names = shipped_names(folder);
   const std::string near = yaml::did_you_mean(name_or_path, names);
   throw NameError("unknown " + what + " '" + name_or_path + "'" +
-                       (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                  (near.empty() ? "" : " (did you mean '" + near + "'?)") +
                   "; shipped: " + yaml::join(names));
 }
 

@@ -38,7 +38,8 @@ class Parser {
       out_.hw = parse_hw_profile(yaml::load_file(path));
     }
     if (auto lm = m.optional("launch_mode"))
-      p_.launch_mode = lm->choice({"eager", "graph"}) == "graph" ? LaunchMode::graph : LaunchMode::eager;
+      p_.launch_mode =
+          lm->choice({"eager", "graph"}) == "graph" ? LaunchMode::graph : LaunchMode::eager;
     parse_streams(m.required("streams"));
     auto prog = m.required("program");
     collect_records(prog);
@@ -86,7 +87,8 @@ class Parser {
     auto it = stream_ids_.find(name);
     if (it == stream_ids_.end()) {
       const std::string near = yaml::did_you_mean(name, stream_names_);
-      v.fail("unknown stream '" + name + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+      v.fail("unknown stream '" + name + "'" +
+             (near.empty() ? "" : " (did you mean '" + near + "'?)") +
              "; streams: " + yaml::join(stream_names_));
     }
     return it->second;
@@ -122,7 +124,8 @@ class Parser {
   void parse_action(const Value& item) {
     Map m(item, {"launch", "record", "wait", "block", "delay", "repeat"});
     const auto keys = m.keys();
-    if (keys.size() != 1) item.fail("each action has exactly one of launch, record, wait, block, delay, repeat");
+    if (keys.size() != 1)
+      item.fail("each action has exactly one of launch, record, wait, block, delay, repeat");
     const std::string& kind = keys[0];
     const Value v = m.required(kind);
     if (kind == "launch") {
@@ -153,8 +156,8 @@ class Parser {
   }
 
   void parse_launch(const Value& v) {
-    Map m(v, {"name", "stream", "work", "duration_us", "sms", "sm_cap", "fixed_sms", "host_us", "op",
-              "micro_batch", "category"});
+    Map m(v, {"name", "stream", "work", "duration_us", "sms", "sm_cap", "fixed_sms", "host_us",
+              "op", "micro_batch", "category"});
     KernelSpec k;
     k.name = m.required("name").str();
     k.stream = stream_of(m.required("stream"));
@@ -164,12 +167,15 @@ class Parser {
     if (has_work) k.work = parse_work(m.required("work"), hw);
     if (has_duration) k.duration_us = m.required("duration_us").number(yaml::kNonNegative);
     if (auto s = m.optional("sms")) {
-      if (!has_duration) s->fail("'sms' applies to given-duration kernels; Work kernels ask for ctas");
+      if (!has_duration)
+        s->fail("'sms' applies to given-duration kernels; Work kernels ask for ctas");
       k.sms = static_cast<int>(s->integer(0, hw.sm_count));
     }
     if (auto s = m.optional("sm_cap")) k.sm_cap = static_cast<int>(s->integer(1, hw.sm_count));
-    if (auto s = m.optional("fixed_sms")) k.fixed_sms = static_cast<int>(s->integer(0, hw.sm_count));
-    if (has_work && k.fixed_sms == 0 && (k.work.total_tensor_flops() > 0 || k.work.cuda_core_flops > 0))
+    if (auto s = m.optional("fixed_sms"))
+      k.fixed_sms = static_cast<int>(s->integer(0, hw.sm_count));
+    if (has_work && k.fixed_sms == 0 &&
+        (k.work.total_tensor_flops() > 0 || k.work.cuda_core_flops > 0))
       m.required("fixed_sms").fail("a kernel with FLOPs cannot hold 0 SMs");
     if (auto s = m.optional("op")) k.op = s->str();
     if (auto s = m.optional("category")) k.category = s->str();
@@ -202,7 +208,8 @@ Work parse_work(const yaml::Value& v, const Hardware& hw) {
       if (!f) continue;
       w.tensor_flops[d] = f->number(yaml::kNonNegative);
       if (w.tensor_flops[d] > 0 && hw.tensor_flops_per_us_per_sm[d] <= 0)
-        f->fail("hardware '" + hw.name + "' has no " + std::string(kDtypeNames[d]) + " tensor cores");
+        f->fail("hardware '" + hw.name + "' has no " + std::string(kDtypeNames[d]) +
+                " tensor cores");
     }
   }
   if (auto f = m.optional("cuda_core_flops")) w.cuda_core_flops = f->number(yaml::kNonNegative);
@@ -237,6 +244,8 @@ LoadedProgram parse_program(const yaml::Value& root) {
   return out;
 }
 
-LoadedProgram load_program(const std::string& path) { return parse_program(yaml::load_file(path)); }
+LoadedProgram load_program(const std::string& path) {
+  return parse_program(yaml::load_file(path));
+}
 
 }  // namespace ovs

@@ -23,9 +23,8 @@ void write_run_json(std::ostream& out, const RunSummary& s) {
   j["host_busy_us"] = s.result.host_busy_us;
   j["host_blocked_us"] = s.result.host_blocked_us;
   j["gpu_busy_us"] = s.timeline.gpu_busy_us();
-  j["sm_utilization"] = s.result.makespan_us > 0
-                            ? s.timeline.sm_us() / (hw.sm_count * s.result.makespan_us)
-                            : 0.0;
+  j["sm_utilization"] =
+      s.result.makespan_us > 0 ? s.timeline.sm_us() / (hw.sm_count * s.result.makespan_us) : 0.0;
   j["engine_steps"] = s.result.steps;
   Json streams = Json::array();
   for (size_t i = 0; i < p.streams.size(); ++i) {
@@ -66,7 +65,8 @@ void write_run_table(std::ostream& out, const RunSummary& s) {
   out << fmt::format("kernels    {} on {} streams, {} host actions\n", p.kernels.size(),
                      p.streams.size(), p.actions.size());
   out << fmt::format("makespan   {:.1f} us\n", mk);
-  out << fmt::format("serial     {:.1f} us (every kernel on one stream, program order)\n", s.serial_us);
+  out << fmt::format("serial     {:.1f} us (every kernel on one stream, program order)\n",
+                     s.serial_us);
   if (s.serial_us > 0)
     out << fmt::format("overlap    saves {:.1f} us ({:.1f} % of serial)\n", s.serial_us - mk,
                        100.0 * (s.serial_us - mk) / s.serial_us);

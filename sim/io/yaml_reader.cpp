@@ -55,7 +55,9 @@ std::string join(const std::vector<std::string>& words, const char* sep) {
 Value::Value(std::shared_ptr<const std::string> file, YAML::Node node, std::string path, int line)
     : file_(std::move(file)), node_(std::move(node)), path_(std::move(path)), line_(line) {}
 
-void Value::fail(const std::string& message) const { throw InputError(*file_, line_, path_, message); }
+void Value::fail(const std::string& message) const {
+  throw InputError(*file_, line_, path_, message);
+}
 
 std::string Value::str() const {
   if (!node_.IsScalar()) fail("expected a text value");
@@ -135,7 +137,9 @@ std::vector<Value> Value::items() const {
 Map::Map(const Value& v, std::initializer_list<const char*> allowed) : self_(v) {
   check(std::vector<std::string>(allowed.begin(), allowed.end()));
 }
-Map::Map(const Value& v, const std::vector<std::string>& allowed) : self_(v) { check(allowed); }
+Map::Map(const Value& v, const std::vector<std::string>& allowed) : self_(v) {
+  check(allowed);
+}
 
 void Map::check(const std::vector<std::string>& allowed) {
   if (!self_.raw().IsMap()) self_.fail("expected a map of keys");
@@ -150,13 +154,16 @@ void Map::check(const std::vector<std::string>& allowed) {
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       const std::string near = did_you_mean(key, allowed);
       throw InputError(self_.file(), line, path,
-                       "unknown key" + (near.empty() ? std::string() : " (did you mean '" + near + "'?)") +
+                       "unknown key" +
+                           (near.empty() ? std::string() : " (did you mean '" + near + "'?)") +
                            "; allowed: " + join(allowed));
     }
   }
 }
 
-bool Map::has(const std::string& key) const { return static_cast<bool>(self_.raw()[key]); }
+bool Map::has(const std::string& key) const {
+  return static_cast<bool>(self_.raw()[key]);
+}
 
 std::optional<Value> Map::optional(const std::string& key) const {
   for (const auto& kv : self_.raw()) {
@@ -199,7 +206,8 @@ Value load_file(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError(path, 0, "", "no such file");
-  if (fs::is_directory(path, ec)) throw InputError(path, 0, "", "is a directory, expected a YAML file");
+  if (fs::is_directory(path, ec))
+    throw InputError(path, 0, "", "is a directory, expected a YAML file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open file for reading");
   std::ostringstream buf;

@@ -1,0 +1,200 @@
+#include "calibrate/fit/measurements.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/cost/attention.hpp"
+#include "models/cost/comm.hpp"
+#include "models/cost/gemm.hpp"
+#include "sim/core/error.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/io/csv_reader.hpp"
+
+namespace ovs {
+
+const char* family_name(DataFamily f) {
+  switch (f) {
+    case DataFamily::deepgemm:
+      return "deepgemm";
+    case DataFamily::deepep:
+      return "deepep";
+    case DataFamily::flashmla:
+      return "flashmla";
+    case DataFamily::gpus:
+      return "gpus";
+    case DataFamily::unknown:
+      break;
+  }
+  return "unknown";
+}
+
+double solo_us(const HwProfile& hw, const std::vector<KernelCost>& kernels) {
+  // Kernels of one measurement run back to back (LL send, transfer, receive).
+  const Engine engine(hw.engine);
+  double total = 0;
+  for (const auto& k : kernels) total += engine.solo_time_us(k.spec());
+  return total;
+}
+
+namespace {
+
+DataFamily detect(const CsvTable& t) {
+  if (t.has("kind") && t.has("groups") && t.has("tflops") && t.has("source_commit"))
+    return DataFamily::deepgemm;
+  if (t.has("kernel_class") && t.has("num_ep") && t.has("latency_us")) return DataFamily::deepep;
+  if (t.has("h_q") && t.has("d_qk") && t.has("time_ms")) return DataFamily::flashmla;
+  if (t.has("gpu") && t.has("metric") && t.has("value")) return DataFamily::gpus;
+  return DataFamily::unknown;
+}
+
+void load_deepgemm(const CsvTable& t, const HwProfile& hw, const SelectOptions& o,
+                   MeasurementSet& out) {
+  // The table's newest version is the last commit in file order (today's kernels).
+  std::string latest;
+  for (size_t i = 0; i < t.rows(); ++i)
+    if (hw.matches_gpu(t.at(i, "gpu"))) latest = t.at(i, "source_commit");
+  for (size_t i = 0; i < t.rows(); ++i) {
+    const int line = t.line_of(i);
+    if (!hw.matches_gpu(t.at(i, "gpu"))) continue;
+    if (!o.all_versions && t.at(i, "source_commit") != latest) continue;
+    GemmShape s;
+    s.groups = static_cast<int>(t.number(i, "groups"));
+    s.m = static_cast<std::int64_t>(t.number(i, "m"));
+    s.n = static_cast<std::int64_t>(t.number(i, "n"));
+    s.k = static_cast<std::int64_t>(t.number(i, "k"));
+    s.dtype = Dtype::fp8;
+    const std::string kind = t.at(i, "kind");
+    if (kind == "dense_normal")
+      s.layout = GemmLayout::dense;
+    else if (kind == "grouped_contiguous")
+      s.layout = GemmLayout::contiguous;
+    else if (kind == "grouped_masked")
+      s.layout = GemmLayout::masked;
+    else {
+      out.skipped.push_back(fmt::format("line {}: GEMM kind '{}' not modelled", line, kind));
+      continue;
+    }
+    const double tflops = t.number(i, "tflops");
+    Measurement m;
+    m.family = "deepgemm";
+    m.line = line;
+    m.label = fmt::format("{} g{} {}x{}x{} ({})", kind, s.groups, s.m, s.n, s.k,
+                          t.at(i, "source_commit").substr(0, 7));
+    m.measured_us = 2.0 * s.groups * double(s.m) * s.n * s.k / (tflops * 1e6);
+    m.predict_us = [s](const HwProfile& h) { return solo_us(h, {gemm_cost(h, s)}); };
+    out.rows.push_back(std::move(m));
+  }
+}
+
+void load_deepep(const CsvTable& t, const HwProfile& hw, const SelectOptions& o,
+                 MeasurementSet& out) {
+  for (size_t i = 0; i < t.rows(); ++i) {
+    const int line = t.line_of(i);
+    if (!hw.matches_gpu(t.at(i, "gpu"))) continue;
+    const std::string status = t.at(i, "status");
+    const bool current = status.rfind("final", 0) == 0 || status.rfind("current", 0) == 0;
+    if (!o.all_versions && !current) continue;
+    const std::string cls = t.at(i, "kernel_class");
+    if (cls != "normal" && cls != "low_latency") {
+      out.skipped.push_back(
+          fmt::format("line {}: DeepEP kernel class '{}' not modelled", line, cls));
+      continue;
+    }
+    DeepepShape s;
+    s.mode = cls == "normal" ? DeepepMode::normal : DeepepMode::low_latency;
+    s.op = t.at(i, "op") == "combine" ? CommOp::combine : CommOp::dispatch;
+    s.tokens = static_cast<std::int64_t>(t.number(i, "tokens_per_batch"));
+    s.hidden = static_cast<int>(t.number(i, "hidden"));
+    s.routing.topk = static_cast<int>(t.number(i, "topk"));
+    s.routing.ep_size = static_cast<int>(t.number(i, "num_ep"));
+    s.routing.gpus_per_node = 8;
+    s.routing.experts = 256;
+    const int nodes = (s.routing.ep_size + 7) / 8;
+    // DeepEP's tests limit each token to min(nodes, 4) nodes (groups = nodes).
+    if (auto g = t.maybe_number(i, "topk_groups"); g && nodes > 1) {
+      s.routing.groups = nodes;
+      s.routing.topk_groups = std::min<int>(nodes, static_cast<int>(*g));
+    }
+    if (auto sms = t.maybe_number(i, "num_sms")) s.num_sms = static_cast<int>(*sms);
+    s.dispatch_dtype = t.at(i, "dispatch_dtype") == "BF16" ? Dtype::bf16 : Dtype::fp8;
+    Measurement m;
+    m.line = line;
+    m.family = cls == "normal" ? "deepep_normal" : "deepep_low_latency";
+    m.label = fmt::format("{} {} EP{} {} tokens", cls, t.at(i, "op"), s.routing.ep_size, s.tokens);
+    if (s.mode == DeepepMode::normal) {
+      // DeepEP reports logical bytes / time: the time is the logical bytes over the bandwidth.
+      const double gbps = t.number(i, "bandwidth_gbps");
+      m.measured_us = deepep_cost(hw, s).logical_bytes / (gbps * 1e3);
+    } else {
+      m.measured_us = t.number(i, "latency_us");
+    }
+    m.predict_us = [s](const HwProfile& h) { return solo_us(h, deepep_cost(h, s).kernels); };
+    out.rows.push_back(std::move(m));
+  }
+}
+
+void load_flashmla(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) {
+  for (size_t i = 0; i < t.rows(); ++i) {
+    const int line = t.line_of(i);
+    if (!hw.matches_gpu(t.at(i, "gpu"))) continue;
+    auto ms = t.maybe_number(i, "time_ms");
+    if (!ms) {
+      out.skipped.push_back(
+          fmt::format("line {}: headline figure without a shape (used by calibrate)", line));
+      continue;
+    }
+    const std::string kernel = t.at(i, "kernel");
+    if (kernel.find("dense MLA decode") == std::string::npos) {
+      out.skipped.push_back(fmt::format("line {}: kernel '{}' not modelled", line, kernel));
+      continue;
+    }
+    AttentionShape s;
+    s.kind = AttentionKind::mla_decode;
+    s.batch = static_cast<std::int64_t>(t.number(i, "b"));
+    s.q_len = static_cast<std::int64_t>(t.number(i, "s_q"));
+    s.kv_len = static_cast<std::int64_t>(t.number(i, "mean_sk"));
+    s.heads = static_cast<int>(t.number(i, "h_q"));
+    s.d_qk = static_cast<int>(t.number(i, "d_qk"));
+    s.d_v = static_cast<int>(t.number(i, "d_v"));
+    s.kv_bytes_per_token = 2.0 * s.d_qk;  // BF16 KV cache
+    Measurement m;
+    m.family = "flashmla";
+    m.line = line;
+    m.label =
+        fmt::format("dense decode b={} s_q={} s_k={} h_q={}", s.batch, s.q_len, s.kv_len, s.heads);
+    m.measured_us = *ms * 1000.0;
+    m.predict_us = [s](const HwProfile& h) { return solo_us(h, {attention_cost(h, s)}); };
+    out.rows.push_back(std::move(m));
+  }
+}
+
+}  // namespace
+
+MeasurementSet load_measurements(const std::string& csv_path, const HwProfile& hw,
+                                 const SelectOptions& o) {
+  require_kernel_params(hw);
+  const CsvTable t = CsvTable::load(csv_path);
+  MeasurementSet out;
+  out.family = detect(t);
+  switch (out.family) {
+    case DataFamily::deepgemm:
+      load_deepgemm(t, hw, o, out);
+      break;
+    case DataFamily::deepep:
+      load_deepep(t, hw, o, out);
+      break;
+    case DataFamily::flashmla:
+      load_flashmla(t, hw, out);
+      break;
+    case DataFamily::gpus:
+      break;  // hardware facts: used by calibrate, nothing to predict row by row
+    case DataFamily::unknown:
+      throw InputError(csv_path, 1, "header",
+                       "unrecognised CSV: expected DeepGEMM, DeepEP, FlashMLA or gpus.csv columns");
+  }
+  return out;
+}
+
+}  // namespace ovs

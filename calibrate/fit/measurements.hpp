@@ -1,0 +1,42 @@
+#pragma once
+// Published measurements (../shared/data/*.csv) as rows the cost models can predict: each row
+// knows its measured time and how to predict it on a hardware profile through the engine.
+// The CSV family is recognised by its header.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "models/cost/kernel_cost.hpp"
+#include "models/hw/hw_profile.hpp"
+
+namespace ovs {
+
+enum class DataFamily { deepgemm, deepep, flashmla, gpus, unknown };
+const char* family_name(DataFamily f);
+
+struct Measurement {
+  std::string family;  // deepgemm, deepep_normal, deepep_low_latency, flashmla
+  std::string label;   // shape in words
+  int line = 0;        // CSV line
+  double measured_us = 0;
+  std::function<double(const HwProfile&)> predict_us;
+};
+
+struct MeasurementSet {
+  DataFamily family = DataFamily::unknown;
+  std::vector<Measurement> rows;
+  std::vector<std::string> skipped;  // "line N: why"
+};
+
+struct SelectOptions {
+  bool all_versions = false;  // default: only the current kernels' rows (latest table)
+};
+
+// Rows of `csv_path` that apply to the profile's GPU. InputError on a malformed file.
+MeasurementSet load_measurements(const std::string& csv_path, const HwProfile& hw,
+                                 const SelectOptions& o = {});
+
+// Solo time of what a row's kernels take on the profile, through the engine.
+double solo_us(const HwProfile& hw, const std::vector<KernelCost>& kernels);
+
+}  // namespace ovs

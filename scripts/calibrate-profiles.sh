@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Fits the shipped hardware profiles to the published measurements in ../shared/data, in place.
+# Every fitted number's source in hw_profiles/*.yaml names the command that fitted it; this
+# script is that list of commands. Run from the repository root after building.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin="${OVERLAPSIM:-build/overlapsim}"
+data="${OVERLAPSIM_DATA:-calibrate/published}"
+fit() { "$bin" calibrate "$@" | grep -v '^    worst' ; }
+
+# H800: DeepGEMM, DeepEP and FlashMLA figures were all measured on it.
+fit --base h800-sxm --data "$data/deepgemm.csv" --data "$data/deepep.csv" --data "$data/flashmla.csv" \
+    --out hw_profiles/h800-sxm.yaml
+# H100 and H200: the same GH100 die and kernels, so H800's kernel numbers; their own SMs, HBM
+# and links stay. H100 also has its own BF16 matmul figure (cuBLAS, gpus.csv MAMF).
+fit --base h100-sxm --copy-from h800-sxm --data "$data/gpus.csv" --only kernels.gemm.efficiency.bf16 \
+    --out hw_profiles/h100-sxm.yaml
+fit --base h200-sxm --copy-from h800-sxm --out hw_profiles/h200-sxm.yaml
+# B200: BF16/FP8 matmul figures (gpus.csv MAMF) and FlashMLA's B200 figures.
+fit --base b200 --data "$data/gpus.csv" --data "$data/flashmla.csv" --out hw_profiles/b200.yaml
+# MI355X: its BF16 matmul figure.
+fit --base mi355x --data "$data/gpus.csv" --out hw_profiles/mi355x.yaml

@@ -1,0 +1,127 @@
+// overlapsim calibrate --base H --data CSV [--data CSV ...] --out FILE.yaml
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "calibrate/fit/fit_published.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/core/error.hpp"
+#include "sim/io/atomic_file.hpp"
+
+namespace ovs {
+namespace {
+
+struct CalibrateOptions {
+  std::string base;
+  std::vector<std::string> data;
+  std::string out;
+  std::vector<std::string> only;  // fitted fields to keep (empty: all)
+  std::string copy_from;          // take the kernels: numbers of another profile first
+};
+
+std::string today_utc() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+std::string file_name(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream t;
+  t << in.rdbuf();
+  return t.str();
+}
+
+int run_calibrate(const CalibrateOptions& o, CliContext& ctx) {
+  const HwProfile start = load_hw_profile(o.base);
+  require_kernel_params(start);
+  // Each data file is fitted on the profile as the previous files left it: the updated text is
+  // parsed again, so what is written is exactly what the next fit and every later run use.
+  std::string text = slurp(start.file);
+  HwProfile hw = start;
+  if (!o.copy_from.empty()) {
+    // Same die, same kernel libraries: the cost-model numbers carry over; the engine-level
+    // numbers (SMs, HBM, links) stay this GPU's own.
+    const HwProfile donor = load_hw_profile(o.copy_from);
+    FitReport copy;
+    copy.family = "copied from " + donor.name;
+    for (const auto& f : donor.fields) {
+      if (f.path.rfind("kernels.", 0) != 0 || f.list) continue;
+      auto mine = std::find_if(hw.fields.begin(), hw.fields.end(),
+                               [&](const SourcedField& x) { return x.path == f.path; });
+      if (mine == hw.fields.end()) continue;
+      copy.fields.push_back(
+          {f.path, f.value,
+           fmt::format("as for {} (same die and kernels; overlapsim calibrate --copy-from {}): {}",
+                       donor.name, donor.name, f.source)});
+    }
+    ctx.out << fmt::format("{}: {} field(s)\n", copy.family, copy.fields.size());
+    text = apply_fits(text, hw, {copy});
+    hw = parse_hw_profile(yaml::load_string(text, start.file));
+  }
+  for (const auto& d : o.data) {
+    const std::string provenance = fmt::format("overlapsim calibrate --base {} --data {} on {}",
+                                               start.name, file_name(d), today_utc());
+    const HwProfile before = hw;
+    auto reports = fit_published(hw, d, provenance);
+    for (auto& r : reports) {
+      if (o.only.empty()) continue;
+      std::vector<FittedField> kept;
+      for (auto& f : r.fields)
+        if (std::find(o.only.begin(), o.only.end(), f.path) != o.only.end()) kept.push_back(f);
+      r.fields = kept;
+    }
+    ctx.out << fmt::format("{}:\n", d);
+    if (reports.empty()) ctx.out << "  nothing in this file informs " << start.name << "\n";
+    for (const auto& r : reports) {
+      ctx.out << fmt::format("  {}: {} row(s), MAPE {:.1f}% -> {:.1f}%{}\n", r.family, r.rows,
+                             100 * r.mape_before, 100 * r.mape_after,
+                             r.fields.empty() ? " (not written: --only)" : "");
+      for (const auto& f : r.fields) ctx.out << fmt::format("    {} = {:.6g}\n", f.path, f.value);
+      for (const auto& w : r.worst) ctx.out << "    worst: " << w << "\n";
+    }
+    text = apply_fits(text, before, reports);
+    hw = parse_hw_profile(yaml::load_string(text, start.file));
+  }
+  AtomicFile out(o.out);
+  out.stream() << text;
+  out.commit();
+  ctx.out << fmt::format("wrote {}\n", o.out);
+  return 0;
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<CalibrateOptions>();
+  auto* cmd = app.add_subcommand("calibrate",
+                                 "Fit a hardware profile's cost-model parameters "
+                                 "(Levenberg-Marquardt, Eigen) to measurements:\n"
+                                 "published CSVs (DeepGEMM, DeepEP, FlashMLA headline figures, "
+                                 "gpus.csv MAMF rows). Writes the\n"
+                                 "profile with every fitted number's source saying how it was "
+                                 "fitted, and prints a fit report.");
+  cmd->add_option("--base", o->base, "Profile to start from (name or path)")->required();
+  cmd->add_option("--data", o->data, "Measurement CSV (repeatable)");
+  cmd->add_option("--out", o->out, "Where to write the fitted profile")->required();
+  cmd->add_option("--only", o->only, "Write only these fitted fields (profile paths, repeatable)");
+  cmd->add_option(
+      "--copy-from", o->copy_from,
+      "Start from another profile's kernels: numbers (same die and kernel libraries, e.g.\n"
+      "h800-sxm for h100-sxm); the profile's own SMs, HBM and links stay");
+  cmd->callback([o, &ctx] { ctx.exit_code = run_calibrate(*o, ctx); });
+}
+
+}  // namespace ovs

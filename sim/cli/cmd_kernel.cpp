@@ -1,0 +1,246 @@
+// overlapsim kernel --hw H (--gemm M,N,K | --deepep MODE --op OP | --attention KIND | --memory OP)
+// ...
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "models/cost/attention.hpp"
+#include "models/cost/comm.hpp"
+#include "models/cost/gemm.hpp"
+#include "models/cost/memory_kernels.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/core/error.hpp"
+#include "sim/engine/kernel_model.hpp"
+
+namespace ovs {
+namespace {
+
+struct KernelOptions {
+  std::string hw = "h800-sxm";
+  std::vector<std::int64_t> gemm;
+  int groups = 1;
+  std::string layout = "dense";
+  std::string dtype = "fp8";
+  std::string deepep;
+  std::string op = "dispatch";
+  int ep = 8;
+  std::int64_t tokens = 0;
+  int hidden = 7168;
+  int topk = 8;
+  int experts = 256;
+  int expert_groups = 1;
+  int topk_groups = 1;
+  int gpus_per_node = 8;
+  std::string attention;
+  std::int64_t batch = 1;
+  std::int64_t q_len = 1;
+  std::int64_t kv_len = 4096;
+  int heads = 128;
+  int d_qk = 576;
+  int d_v = 512;
+  std::int64_t attn_topk = 0;
+  std::string kv_dtype = "bf16";
+  std::string memory;
+  int dim = 7168;
+  int sms = 0;
+  bool json = false;
+};
+
+Dtype dtype_of(const std::string& s, const char* flag) {
+  auto d = parse_dtype(s);
+  if (!d) throw InputError("", 0, flag, "unknown dtype '" + s + "'; expected bf16, fp8 or fp4");
+  return *d;
+}
+
+std::vector<KernelCost> build(const HwProfile& hw, const KernelOptions& o) {
+  const int chosen = int(!o.gemm.empty()) + int(!o.deepep.empty()) + int(!o.attention.empty()) +
+                     int(!o.memory.empty());
+  if (chosen != 1)
+    throw InputError("", 0, "kernel",
+                     "give exactly one of --gemm, --deepep, --attention, --memory");
+  if (!o.gemm.empty()) {
+    if (o.gemm.size() != 3) throw InputError("", 0, "--gemm", "expected M,N,K");
+    GemmShape s;
+    s.m = o.gemm[0];
+    s.n = o.gemm[1];
+    s.k = o.gemm[2];
+    s.groups = o.groups;
+    s.layout = o.layout == "masked"       ? GemmLayout::masked
+               : o.layout == "contiguous" ? GemmLayout::contiguous
+                                          : GemmLayout::dense;
+    s.dtype = dtype_of(o.dtype, "--dtype");
+    return {gemm_cost(hw, s, o.sms)};
+  }
+  if (!o.deepep.empty()) {
+    if (o.tokens <= 0) throw InputError("", 0, "--tokens", "must be > 0");
+    DeepepShape s;
+    s.mode = o.deepep == "low_latency" ? DeepepMode::low_latency : DeepepMode::normal;
+    s.op = o.op == "combine" ? CommOp::combine : CommOp::dispatch;
+    s.tokens = o.tokens;
+    s.hidden = o.hidden;
+    s.routing = {o.experts, o.topk, o.expert_groups, o.topk_groups, o.ep, o.gpus_per_node};
+    s.num_sms = o.sms;
+    return deepep_cost(hw, s).kernels;
+  }
+  if (!o.attention.empty()) {
+    AttentionShape s;
+    s.kind = o.attention == "sparse_decode"    ? AttentionKind::sparse_decode
+             : o.attention == "dense_prefill"  ? AttentionKind::dense_prefill
+             : o.attention == "sparse_prefill" ? AttentionKind::sparse_prefill
+                                               : AttentionKind::mla_decode;
+    s.batch = o.batch;
+    s.q_len = o.q_len;
+    s.kv_len = o.kv_len;
+    s.heads = o.heads;
+    s.d_qk = o.d_qk;
+    s.d_v = o.d_v;
+    s.topk = o.attn_topk;
+    s.kv_bytes_per_token = o.kv_dtype == "fp8" ? 656.0 : 2.0 * o.d_qk;
+    KernelCost c = attention_cost(hw, s);
+    if (o.sms > 0) c.sm_cap = o.sms;
+    return {c};
+  }
+  if (o.tokens <= 0) throw InputError("", 0, "--tokens", "must be > 0");
+  KernelCost c;
+  if (o.memory == "rmsnorm")
+    c = rmsnorm_cost(hw, o.tokens, o.dim);
+  else if (o.memory == "rope")
+    c = rope_cost(hw, o.tokens, o.heads, 64);
+  else if (o.memory == "quantize")
+    c = quantize_fp8_cost(hw, o.tokens, o.dim);
+  else if (o.memory == "swiglu")
+    c = swiglu_cost(hw, o.tokens, o.dim);
+  else if (o.memory == "residual_add")
+    c = residual_add_cost(hw, o.tokens, o.dim);
+  else if (o.memory == "router_topk")
+    c = router_topk_cost(hw, o.tokens, o.experts, o.topk);
+  else if (o.memory == "cumsum")
+    c = cumsum_cost(hw, o.tokens);
+  else if (o.memory == "kv_write")
+    c = kv_cache_write_cost(hw, o.tokens, 656);
+  else if (o.memory == "mhc_pre")
+    c = mhc_pre_cost(hw, o.tokens, o.dim, 4, 20);
+  else if (o.memory == "mhc_post")
+    c = mhc_post_cost(hw, o.tokens, o.dim, 4);
+  else
+    c = gather_scatter_cost(hw, o.tokens, o.dim, o.topk, 1.0);
+  if (o.sms > 0) c.sm_cap = o.sms;
+  return {c};
+}
+
+int run_kernel(const KernelOptions& o, CliContext& ctx) {
+  const HwProfile hw = load_hw_profile(o.hw);
+  require_kernel_params(hw);
+  const auto kernels = build(hw, o);
+  nlohmann::ordered_json parts = nlohmann::ordered_json::array();
+  double total_us = 0, flops = 0, logical = 0, hbm = 0;
+  const char* bound = "latency";
+  double longest = -1;
+  int waves = 0;
+  for (const auto& k : kernels) {
+    const SoloBreakdown b = solo_breakdown(hw.engine, k.spec());
+    const double t = b.total_us();
+    total_us += t;
+    flops += k.useful_flops;
+    logical += k.logical_bytes;
+    hbm += k.work.hbm_bytes;
+    for (const auto& r : k.work.reads) hbm += r.bytes;
+    for (const auto& w : k.work.writes) hbm += w.bytes;
+    waves = std::max(waves, k.waves);
+    if (t > longest) {
+      longest = t;
+      bound = b.bound();
+    }
+    parts.push_back({{"name", k.name},
+                     {"time_us", t},
+                     {"bound", b.bound()},
+                     {"sms", b.sms},
+                     {"compute_us", b.compute_us},
+                     {"hbm_us", b.hbm_us},
+                     {"l2_us", b.l2_us},
+                     {"link_us", b.link_us},
+                     {"latency_us", b.latency_us},
+                     {"detail", k.detail}});
+  }
+  const double tflops = total_us > 0 ? flops / total_us / 1e6 : 0;
+  const double gbps = total_us > 0 ? (logical > 0 ? logical : hbm) / total_us / 1e3 : 0;
+  if (o.json) {
+    nlohmann::ordered_json j{
+        {"hardware", hw.name},       {"time_us", total_us},      {"bound", bound},
+        {"achieved_tflops", tflops}, {"achieved_gbps", gbps},    {"waves", waves},
+        {"useful_flops", flops},     {"logical_bytes", logical}, {"kernels", parts}};
+    ctx.out << j.dump(2) << "\n";
+    return 0;
+  }
+  ctx.out << fmt::format("hardware      {}\n", hw.name);
+  for (const auto& p : parts) {
+    ctx.out << fmt::format("kernel        {}  ({})\n", p["name"].get<std::string>(),
+                           p["detail"].get<std::string>());
+    ctx.out << fmt::format("  time        {:.2f} us, {}-bound on {} SMs\n",
+                           p["time_us"].get<double>(), p["bound"].get<std::string>(),
+                           p["sms"].get<int>());
+    ctx.out << fmt::format(
+        "  alone by    compute {:.2f} | HBM {:.2f} | L2 {:.2f} | link {:.2f} | latency {:.2f} us\n",
+        p["compute_us"].get<double>(), p["hbm_us"].get<double>(), p["l2_us"].get<double>(),
+        p["link_us"].get<double>(), p["latency_us"].get<double>());
+  }
+  ctx.out << fmt::format("total         {:.2f} us ({}-bound)\n", total_us, bound);
+  if (flops > 0) ctx.out << fmt::format("achieved      {:.1f} TFLOP/s\n", tflops);
+  ctx.out << fmt::format("bandwidth     {:.1f} GB/s {}\n", gbps,
+                         logical > 0 ? "(logical bytes)" : "(HBM bytes)");
+  if (waves > 0) ctx.out << fmt::format("waves         {}\n", waves);
+  return 0;
+}
+
+}  // namespace
+
+void add_kernel_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<KernelOptions>();
+  auto* cmd = app.add_subcommand(
+      "kernel",
+      "The cost of one kernel alone on a hardware profile: time, what bounds it\n"
+      "(compute, hbm, l2, link, latency), achieved TFLOP/s and GB/s, waves.");
+  cmd->add_option("--hw", o->hw, "Hardware profile (name or path)")->capture_default_str();
+  cmd->add_option("--gemm", o->gemm, "GEMM M,N,K (M per group for grouped layouts)")
+      ->delimiter(',')
+      ->expected(3);
+  cmd->add_option("--groups", o->groups, "GEMM groups (experts)")->check(CLI::PositiveNumber);
+  cmd->add_option("--layout", o->layout, "GEMM layout")
+      ->check(CLI::IsMember({"dense", "contiguous", "masked"}));
+  cmd->add_option("--dtype", o->dtype, "GEMM dtype")->check(CLI::IsMember({"bf16", "fp8", "fp4"}));
+  cmd->add_option("--deepep", o->deepep, "DeepEP mode")
+      ->check(CLI::IsMember({"normal", "low_latency"}));
+  cmd->add_option("--op", o->op, "DeepEP op")->check(CLI::IsMember({"dispatch", "combine"}));
+  cmd->add_option("--ep", o->ep, "EP size (ranks)")->check(CLI::PositiveNumber);
+  cmd->add_option("--tokens", o->tokens, "Tokens on this GPU (DeepEP, memory kernels)");
+  cmd->add_option("--hidden", o->hidden, "Hidden size")->check(CLI::PositiveNumber);
+  cmd->add_option("--topk", o->topk, "Experts per token")->check(CLI::PositiveNumber);
+  cmd->add_option("--experts", o->experts, "Routed experts")->check(CLI::PositiveNumber);
+  cmd->add_option("--expert-groups", o->expert_groups, "Expert groups (group-limited routing)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--topk-groups", o->topk_groups, "Groups a token may use")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node")->check(CLI::PositiveNumber);
+  cmd->add_option("--attention", o->attention, "Attention kernel")
+      ->check(CLI::IsMember({"mla_decode", "sparse_decode", "dense_prefill", "sparse_prefill"}));
+  cmd->add_option("--batch", o->batch, "Attention: requests")->check(CLI::PositiveNumber);
+  cmd->add_option("--q-len", o->q_len, "Attention: query tokens per request")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--kv-len", o->kv_len, "Attention: keys per request")->check(CLI::PositiveNumber);
+  cmd->add_option("--heads", o->heads, "Attention: query heads")->check(CLI::PositiveNumber);
+  cmd->add_option("--d-qk", o->d_qk, "Attention: query/key head dim")->check(CLI::PositiveNumber);
+  cmd->add_option("--d-v", o->d_v, "Attention: value head dim")->check(CLI::PositiveNumber);
+  cmd->add_option("--attn-topk", o->attn_topk, "Sparse attention: keys per query");
+  cmd->add_option("--kv-dtype", o->kv_dtype, "KV cache dtype")
+      ->check(CLI::IsMember({"bf16", "fp8"}));
+  cmd->add_option("--memory", o->memory, "Memory-bound kernel")
+      ->check(CLI::IsMember({"rmsnorm", "rope", "quantize", "swiglu", "residual_add", "router_topk",
+                             "cumsum", "kv_write", "mhc_pre", "mhc_post", "gather"}));
+  cmd->add_option("--dim", o->dim, "Memory kernels: hidden dim")->check(CLI::PositiveNumber);
+  cmd->add_option("--sms", o->sms, "Price it on this many SMs")->check(CLI::PositiveNumber);
+  cmd->add_flag("--json", o->json,
+                "Print one JSON object (time_us, bound, achieved_tflops, achieved_gbps, waves)");
+  cmd->callback([o, &ctx] { ctx.exit_code = run_kernel(*o, ctx); });
+}
+
+}  // namespace ovs
