@@ -80,7 +80,8 @@ Plan plan(const HwProfile& hw, const GemmShape& s, int bm, int bn, int sms) {
   const double rows =
       s.layout == GemmLayout::masked ? double(s.m) * s.groups : double(s.m) * s.groups;
   const double a = rows * s.k * eb + scale_bytes(s.dtype, rows, s.k);
-  const double b = double(s.groups) * (s.n * s.k * eb + scale_bytes(s.dtype, s.n, s.k) / 128.0);
+  const double b = double(s.groups) * (s.n * s.k * (s.b_value_bytes > 0 ? s.b_value_bytes : eb) +
+                                       scale_bytes(s.dtype, s.n, s.k) / 128.0);
   const double c = rows * s.n * s.out_bytes;
   p.hbm_bytes = a + b + c;
   p.l2_bytes = a * std::max(0.0, tn - 1) + b * std::max(0.0, tm / s.groups - 1);
@@ -144,7 +145,8 @@ KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile*
   const double eb = dtype_bytes(s.dtype);
   const double rows = double(s.m) * s.groups;
   const double a = rows * s.k * eb + scale_bytes(s.dtype, rows, s.k);
-  const double b = double(s.groups) * (s.n * s.k * eb + scale_bytes(s.dtype, s.n, s.k) / 128.0);
+  const double b = double(s.groups) * (s.n * s.k * (s.b_value_bytes > 0 ? s.b_value_bytes : eb) +
+                                       scale_bytes(s.dtype, s.n, s.k) / 128.0);
   const double out = rows * s.n * s.out_bytes;
   w.hbm_bytes = 0;
   if (s.a_tensor.empty())

@@ -23,6 +23,8 @@ struct GemmShape {
   GemmLayout layout = GemmLayout::dense;
   Dtype dtype = Dtype::fp8;
   double out_bytes = 2;  // BF16 output
+  double b_value_bytes =
+      0;                 // weight bytes per value if not the dtype's (FP4 weights on FP8 MMA: 0.5)
   std::string a_tensor;  // named input (activations) for L2 reuse; empty: unnamed
   std::string b_tensor;  // named weights
   std::string c_tensor;  // named output

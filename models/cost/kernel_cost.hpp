@@ -2,6 +2,7 @@
 // What a cost model returns: one kernel's Work plus the labels the reports need. The engine
 // turns the Work into time, alone (overlapsim kernel) or beside others (run, whatif).
 #include <string>
+#include <vector>
 
 #include "sim/core/work.hpp"
 #include "sim/engine/program.hpp"
@@ -21,6 +22,10 @@ struct KernelCost {
 
   KernelSpec spec(int stream = 0) const;
 };
+
+// One kernel doing the work of several (a varlen attention kernel over sequences of different
+// lengths): FLOPs, bytes and tiles add up; the grid and the latency are the largest.
+KernelCost merge_costs(const std::vector<KernelCost>& parts, const std::string& name, int sm_count);
 
 // Bytes of one element of a dtype (FP4: half a byte).
 double dtype_bytes(Dtype d);

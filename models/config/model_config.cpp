@@ -1,0 +1,123 @@
+#include "models/config/model_config.hpp"
+
+#include "sim/core/error.hpp"
+#include "sim/io/data_paths.hpp"
+
+namespace ovs {
+namespace {
+
+int whole(const yaml::Map& m, const std::string& key, long long lo = 0) {
+  auto v = m.required(key);
+  if (v.is_map()) {
+    yaml::Map s(v, {"value", "source", "note"});
+    s.required("source").str();
+    return static_cast<int>(s.required("value").integer(lo, 1LL << 30));
+  }
+  return static_cast<int>(v.integer(lo, 1LL << 30));
+}
+
+double real(const yaml::Map& m, const std::string& key) {
+  auto v = m.required(key);
+  if (v.is_map()) {
+    yaml::Map s(v, {"value", "source", "note"});
+    s.required("source").str();
+    return s.required("value").number(yaml::kPositive);
+  }
+  return v.number(yaml::kPositive);
+}
+
+}  // namespace
+
+ModelConfig parse_model_config(const yaml::Value& root) {
+  ModelConfig c;
+  c.file = root.file();
+  yaml::Map m(root, {"name", "family", "hidden", "layers", "dense_layers", "dense_inter", "vocab",
+                     "attention", "mhc", "moe", "description"});
+  c.name = m.required("name").str();
+  c.family = m.required("family").choice({"v3", "v4"}) == "v4" ? ModelFamily::v4 : ModelFamily::v3;
+  c.hidden = whole(m, "hidden", 1);
+  c.layers = whole(m, "layers", 1);
+  c.dense_layers = whole(m, "dense_layers");
+  c.dense_inter = whole(m, "dense_inter");
+  c.vocab = whole(m, "vocab", 1);
+  if (c.dense_layers > c.layers) m.required("dense_layers").fail("more dense layers than layers");
+  if (c.dense_layers > 0 && c.dense_inter <= 0)
+    m.required("dense_inter").fail("dense layers need dense_inter > 0");
+  const bool v4 = c.family == ModelFamily::v4;
+  {
+    auto av = m.required("attention");
+    yaml::Map a(av, v4 ? std::vector<std::string>{"heads", "head_dim", "rope_dim", "q_lora_rank",
+                                                  "o_groups", "o_lora_rank", "sliding_window",
+                                                  "index_heads", "index_head_dim", "index_topk",
+                                                  "kv_bytes_per_token", "compress_ratios"}
+                       : std::vector<std::string>{"heads", "q_lora_rank", "kv_lora_rank",
+                                                  "qk_nope_head_dim", "qk_rope_head_dim",
+                                                  "v_head_dim", "kv_bytes_per_token"});
+    c.heads = whole(a, "heads", 1);
+    c.q_lora_rank = whole(a, "q_lora_rank", 1);
+    c.kv_bytes_per_token = real(a, "kv_bytes_per_token");
+    if (v4) {
+      c.head_dim = whole(a, "head_dim", 1);
+      c.rope_dim = whole(a, "rope_dim", 1);
+      c.o_groups = whole(a, "o_groups", 1);
+      c.o_lora_rank = whole(a, "o_lora_rank", 1);
+      c.sliding_window = whole(a, "sliding_window", 1);
+      c.index_heads = whole(a, "index_heads", 1);
+      c.index_head_dim = whole(a, "index_head_dim", 1);
+      c.index_topk = whole(a, "index_topk", 1);
+      if (c.heads % c.o_groups != 0) a.required("o_groups").fail("must divide the heads");
+      auto rv = a.required("compress_ratios");
+      yaml::Map r(rv, {"values", "source"});
+      r.required("source").str();
+      for (const auto& item : r.required("values").items()) {
+        const int ratio = static_cast<int>(item.integer(0, 1 << 20));
+        if (ratio != 0 && ratio != 4 && ratio != 128)
+          item.fail("compress ratio must be 0 (window only), 4 (CSA) or 128 (HCA)");
+        c.compress_ratios.push_back(ratio);
+      }
+      if (int(c.compress_ratios.size()) != c.layers)
+        rv.fail("expected one compress ratio per layer (" + std::to_string(c.layers) + "), got " +
+                std::to_string(c.compress_ratios.size()));
+    } else {
+      c.kv_lora_rank = whole(a, "kv_lora_rank", 1);
+      c.qk_nope_head_dim = whole(a, "qk_nope_head_dim", 1);
+      c.qk_rope_head_dim = whole(a, "qk_rope_head_dim", 1);
+      c.v_head_dim = whole(a, "v_head_dim", 1);
+    }
+  }
+  if (v4) {
+    yaml::Map h(m.required("mhc"), {"hc_mult", "sinkhorn_iters"});
+    c.hc_mult = whole(h, "hc_mult", 1);
+    c.sinkhorn_iters = whole(h, "sinkhorn_iters");
+  } else if (m.has("mhc")) {
+    m.required("mhc").fail("mHC is a V4 feature");
+  }
+  {
+    yaml::Map e(m.required("moe"), {"routed_experts", "topk", "shared_experts", "inter", "groups",
+                                    "topk_groups", "hash_layers", "expert_dtype"});
+    c.routed_experts = whole(e, "routed_experts", 1);
+    c.topk = whole(e, "topk", 1);
+    c.shared_experts = whole(e, "shared_experts");
+    c.moe_inter = whole(e, "inter", 1);
+    c.expert_groups = whole(e, "groups", 1);
+    c.topk_groups = whole(e, "topk_groups", 1);
+    c.hash_layers = whole(e, "hash_layers");
+    c.expert_dtype = *parse_dtype(e.required("expert_dtype").choice({"bf16", "fp8", "fp4"}));
+    if (c.topk > c.routed_experts) e.required("topk").fail("more experts per token than experts");
+    if (c.routed_experts % c.expert_groups != 0 || c.topk_groups > c.expert_groups)
+      e.required("groups").fail("groups must divide the experts and be >= topk_groups");
+  }
+  return c;
+}
+
+ModelConfig load_model_config(const std::string& name_or_path) {
+  std::string path;
+  try {
+    path = resolve_data_file(name_or_path, "models/configs", "model");
+  } catch (const NameError& e) {
+    throw InputError("", 0, "model", e.what());
+  }
+  return parse_model_config(yaml::load_file(path));
+}
+
+}  // namespace ovs

@@ -1,0 +1,55 @@
+#pragma once
+// A model's architecture (models/configs/<name>.yaml), every number with its source.
+#include <string>
+#include <vector>
+
+#include "sim/core/work.hpp"
+#include "sim/io/yaml_reader.hpp"
+
+namespace ovs {
+
+enum class ModelFamily { v3, v4 };
+
+struct ModelConfig {
+  std::string file;
+  std::string name;
+  ModelFamily family = ModelFamily::v3;
+  int hidden = 0;
+  int layers = 0;
+  int dense_layers = 0;
+  int dense_inter = 0;
+  int vocab = 0;
+  // attention (V3: MLA; V4: single KV head, sliding window, compressors, indexer)
+  int heads = 0;
+  int q_lora_rank = 0;
+  int kv_lora_rank = 0;      // V3
+  int qk_nope_head_dim = 0;  // V3
+  int qk_rope_head_dim = 0;  // V3
+  int v_head_dim = 0;        // V3
+  int head_dim = 0;          // V4
+  int rope_dim = 0;          // V4
+  int o_groups = 0;          // V4
+  int o_lora_rank = 0;       // V4
+  int sliding_window = 0;    // V4
+  int index_heads = 0;       // V4 (and V3.2)
+  int index_head_dim = 0;
+  int index_topk = 0;
+  double kv_bytes_per_token = 0;
+  std::vector<int> compress_ratios;  // V4, one per layer: 0 window only, 4 CSA, 128 HCA
+  int hc_mult = 0;                   // V4 mHC
+  int sinkhorn_iters = 0;
+  // MoE
+  int routed_experts = 0;
+  int topk = 0;
+  int shared_experts = 0;
+  int moe_inter = 0;
+  int expert_groups = 1;
+  int topk_groups = 1;
+  int hash_layers = 0;
+  Dtype expert_dtype = Dtype::fp8;
+};
+
+ModelConfig load_model_config(const std::string& name_or_path);
+ModelConfig parse_model_config(const yaml::Value& root);
+
+}  // namespace ovs

@@ -1,0 +1,259 @@
+#include "models/graph/layer_builder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "models/cost/memory_kernels.hpp"
+#include "models/graph/layer_kernels.hpp"
+#include "sim/core/error.hpp"
+
+namespace ovs {
+
+using layer::gemm;
+using layer::named;
+
+const OpPlan* LayerPlan::find(const std::string& op) const {
+  for (const auto& o : ops)
+    if (o.op == op) return &o;
+  return nullptr;
+}
+
+namespace {
+
+// The MoE half of a layer, shared by V3 and V4 (SGLang's names).
+void moe_edges(OpGraph& g, const std::string& entry, const std::string& exit) {
+  g.add_edge(entry, "gate");
+  g.add_edge("gate", "select_experts");
+  g.add_edge("select_experts", "dispatch_a");
+  g.add_edge("dispatch_a", "dispatch_b");
+  g.add_edge("dispatch_b", "experts");
+  g.add_edge("experts", "combine_a");
+  g.add_edge("combine_a", "combine_b");
+  g.add_edge(entry, "shared_experts");
+  g.add_edge("combine_b", "output");
+  g.add_edge("shared_experts", "output");
+  g.add_edge("output", exit);
+}
+
+OpGraph v3_graph(bool dense) {
+  OpGraph g;
+  g.add_edge("comm_prepare_attn", "attn.prepare");
+  g.add_edge("attn.prepare", "attn.core");
+  g.add_edge("attn.core", "comm_prepare_mlp");
+  if (dense) {
+    g.add_edge("comm_prepare_mlp", "mlp");
+    g.add_edge("mlp", "postprocess_layer");
+  } else {
+    moe_edges(g, "comm_prepare_mlp", "postprocess_layer");
+  }
+  return g;
+}
+
+OpGraph v4_graph() {
+  OpGraph g;
+  g.add_edge("mhc_prepare_attn", "attn");
+  g.add_edge("attn", "mhc_post_attn_pre_mlp");
+  moe_edges(g, "mhc_post_attn_pre_mlp", "mhc_postprocess");
+  return g;
+}
+
+}  // namespace
+
+LayerBuilder::LayerBuilder(const ModelConfig& model, const HwProfile& hw, const Workload& w)
+    : m_(model), hw_(hw), w_(w) {
+  require_kernel_params(hw);
+  if (w.tokens_per_gpu <= 0) throw InputError("", 0, "tokens-per-gpu", "must be > 0");
+  if (w.context <= 0) throw InputError("", 0, "context", "must be > 0");
+  if (w.ep <= 0 || model.routed_experts % w.ep != 0)
+    throw InputError("", 0, "ep",
+                     "EP " + std::to_string(w.ep) + " must divide the " +
+                         std::to_string(model.routed_experts) + " routed experts of " + model.name);
+  if (w.gpus_per_node <= 0) throw InputError("", 0, "gpus-per-node", "must be > 0");
+  if (!(w.imbalance >= 1.0))
+    throw InputError("", 0, "imbalance", "must be >= 1 (the hottest rank over the mean)");
+  if (model.family == ModelFamily::v3) {
+    graphs_.push_back({"moe", v3_graph(false)});
+    if (model.dense_layers > 0) graphs_.push_back({"dense", v3_graph(true)});
+  } else {
+    for (const char* t : {"swa", "csa", "hca"}) graphs_.push_back({t, v4_graph()});
+  }
+  for (auto& [type, g] : graphs_) {
+    try {
+      g.topological_order();
+    } catch (const std::invalid_argument& e) {
+      throw InputError(model.file, 0, "layer " + type, e.what());
+    }
+  }
+}
+
+std::string LayerBuilder::layer_type(int layer) const {
+  if (m_.family == ModelFamily::v3) return layer < m_.dense_layers ? "dense" : "moe";
+  const int r = m_.compress_ratios.at(layer);
+  return r == 0 ? "swa" : r == 4 ? "csa" : "hca";
+}
+
+std::vector<std::string> LayerBuilder::layer_types() const {
+  std::vector<std::string> out;
+  for (int l = 0; l < m_.layers; ++l) {
+    const auto t = layer_type(l);
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  }
+  return out;
+}
+
+const OpGraph& LayerBuilder::op_graph(const std::string& type) const {
+  for (const auto& [t, g] : graphs_)
+    if (t == type) return g;
+  throw InputError("", 0, "layer type", "model " + m_.name + " has no layer type '" + type + "'");
+}
+
+std::vector<std::string> LayerBuilder::canonical_ops(const std::string& type) const {
+  if (m_.family == ModelFamily::v4)
+    return {"mhc_prepare_attn",
+            "attn",
+            "mhc_post_attn_pre_mlp",
+            "gate",
+            "select_experts",
+            "dispatch_a",
+            "dispatch_b",
+            "experts",
+            "combine_a",
+            "combine_b",
+            "shared_experts",
+            "output",
+            "mhc_postprocess"};
+  if (type == "dense")
+    return {"comm_prepare_attn", "attn.prepare", "attn.core",
+            "comm_prepare_mlp",  "mlp",          "postprocess_layer"};
+  return {"comm_prepare_attn", "attn.prepare",   "attn.core",  "comm_prepare_mlp", "gate",
+          "select_experts",    "dispatch_a",     "dispatch_b", "experts",          "combine_a",
+          "combine_b",         "shared_experts", "output",     "postprocess_layer"};
+}
+
+std::vector<std::string> LayerBuilder::kernel_names(const std::string& type,
+                                                    const std::string& op) const {
+  // Build a one-token micro-batch of the first layer of this type and read the names back.
+  for (int l = 0; l < m_.layers; ++l) {
+    if (layer_type(l) != type) continue;
+    MicroBatch mb{1, 1, {{1, std::max<std::int64_t>(w_.context, 1), 1}}};
+    const LayerPlan p = build(l, mb, "x");
+    std::vector<std::string> out;
+    if (const OpPlan* o = p.find(op))
+      for (const auto& k : o->kernels) out.push_back(k.name);
+    return out;
+  }
+  return {};
+}
+
+LayerPlan LayerBuilder::build(int layer, const MicroBatch& mb, const std::string& mb_name) const {
+  LayerPlan p;
+  p.index = layer;
+  p.type = layer_type(layer);
+  if (m_.family == ModelFamily::v3)
+    build_v3(p, layer, mb, mb_name);
+  else
+    build_v4(p, layer, mb, mb_name);
+  // Order as the canonical list.
+  const auto order = canonical_ops(p.type);
+  std::stable_sort(p.ops.begin(), p.ops.end(), [&](const OpPlan& a, const OpPlan& b) {
+    return std::find(order.begin(), order.end(), a.op) <
+           std::find(order.begin(), order.end(), b.op);
+  });
+  return p;
+}
+
+DeepepShape LayerBuilder::deepep_shape(const MicroBatch& mb, CommOp op) const {
+  DeepepShape s;
+  s.mode = w_.mode();
+  s.op = op;
+  s.tokens = mb.tokens;
+  s.hidden = m_.hidden;
+  s.routing = {m_.routed_experts, m_.topk, m_.expert_groups,
+               m_.topk_groups,    w_.ep,   w_.gpus_per_node};
+  s.imbalance = w_.imbalance;
+  return s;
+}
+
+void LayerBuilder::add_moe_ops(LayerPlan& p, int layer, const MicroBatch& mb,
+                               const std::string& mbn) const {
+  const std::int64_t t = mb.tokens;
+  const std::string L = "L" + std::to_string(layer) + ".";
+  const std::string act = L + mbn + ".";
+  const int h = m_.hidden;
+  // gate: router logits (BF16 GEMM); hash-routed layers look experts up instead.
+  OpPlan gate{"gate", {}, {}, {}};
+  if (layer < m_.dense_layers + m_.hash_layers && m_.family == ModelFamily::v4)
+    gate.kernels.push_back(
+        named("hash_route",
+              memory_kernel(hw_, {"hash_route", t * 8.0, t * m_.topk * 8.0, 0, 0, 0, {}, {}})));
+  else
+    gate.kernels.push_back(gemm(hw_, "router", t, m_.routed_experts, h, Dtype::bf16, act + "mlp_in",
+                                L + "router.w", {}));
+  p.ops.push_back(gate);
+  p.ops.push_back({"select_experts",
+                   {named("topk", router_topk_cost(hw_, t, m_.routed_experts, m_.topk))},
+                   {},
+                   {}});
+  p.ops.push_back({"dispatch_a", {}, deepep_shape(mb, CommOp::dispatch), {}});
+  p.ops.push_back({"dispatch_b", {}, deepep_shape(mb, CommOp::dispatch), {}});
+  // Routed experts on the hottest rank: every rank sends t tokens x top-k; the hottest receives
+  // `imbalance` times the mean, spread over its local experts.
+  const int local_experts = m_.routed_experts / w_.ep;
+  const double received = double(t) * m_.topk * w_.imbalance;
+  const std::int64_t per_expert =
+      std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(received / local_experts)));
+  const GemmLayout layout =
+      w_.mode() == DeepepMode::normal ? GemmLayout::contiguous : GemmLayout::masked;
+  double bvb = 0;
+  const Dtype ed = layer::compute_dtype(hw_, m_.expert_dtype, &bvb);
+  OpPlan experts{"experts", {}, {}, {}};
+  experts.kernels.push_back(gemm(hw_, "experts_gate_up", per_expert, 2LL * m_.moe_inter, h, ed,
+                                 act + "recv", L + "experts.w13", act + "experts_h", local_experts,
+                                 layout, bvb));
+  const std::int64_t rows = per_expert * local_experts;
+  experts.kernels.push_back(named("experts_act", swiglu_cost(hw_, rows, m_.moe_inter)));
+  experts.kernels.push_back(gemm(hw_, "experts_down", per_expert, h, m_.moe_inter, ed,
+                                 act + "experts_a", L + "experts.w2", act + "experts_out",
+                                 local_experts, layout, bvb));
+  p.ops.push_back(experts);
+  p.ops.push_back({"combine_a", {}, deepep_shape(mb, CommOp::combine), {}});
+  p.ops.push_back({"combine_b", {}, deepep_shape(mb, CommOp::combine), {}});
+  OpPlan shared{"shared_experts", {}, {}, {}};
+  if (m_.shared_experts > 0) {
+    const std::int64_t inter = std::int64_t(m_.moe_inter) * m_.shared_experts;
+    shared.kernels.push_back(named("shared_quant", quantize_fp8_cost(hw_, t, h)));
+    shared.kernels.push_back(gemm(hw_, "shared_gate_up", t, 2 * inter, h, Dtype::fp8,
+                                  act + "mlp_in", L + "shared.w13", {}));
+    shared.kernels.push_back(named("shared_act", swiglu_cost(hw_, t, static_cast<int>(inter))));
+    shared.kernels.push_back(
+        gemm(hw_, "shared_down", t, h, inter, Dtype::fp8, {}, L + "shared.w2", act + "shared_out"));
+    shared.kernel_deps = {{"shared_quant", "shared_gate_up"},
+                          {"shared_gate_up", "shared_act"},
+                          {"shared_act", "shared_down"}};
+  }
+  p.ops.push_back(shared);
+  p.ops.push_back({"output", {named("moe_output_add", residual_add_cost(hw_, t, h))}, {}, {}});
+}
+
+std::vector<OpKernel> LayerBuilder::prologue(const MicroBatch& mb) const {
+  const double copies = m_.family == ModelFamily::v4 ? m_.hc_mult : 1;
+  const double row = double(m_.hidden) * 2;
+  return {named(
+      "embedding",
+      memory_kernel(
+          hw_, {"embedding", mb.tokens * row, mb.tokens * row * copies, 0, mb.tokens, 0, {}, {}}))};
+}
+
+std::vector<OpKernel> LayerBuilder::epilogue(const MicroBatch& mb) const {
+  // Logits only for the last token of each sequence in prefill, for every token in decode.
+  const std::int64_t rows = w_.phase == Phase::prefill ? mb.sequences : mb.tokens;
+  std::vector<OpKernel> out;
+  if (m_.family == ModelFamily::v4)
+    out.push_back(named("final_mhc", mhc_post_cost(hw_, mb.tokens, m_.hidden, m_.hc_mult)));
+  out.push_back(named("final_norm", rmsnorm_cost(hw_, rows, m_.hidden)));
+  out.push_back(gemm(hw_, "lm_head", rows, m_.vocab, m_.hidden, Dtype::bf16, {}, "lm_head.w", {}));
+  return out;
+}
+
+}  // namespace ovs

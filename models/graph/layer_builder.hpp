@@ -1,0 +1,74 @@
+#pragma once
+// Turns a model, a GPU and a micro-batch into each layer's ops and their kernels (with Work from
+// the cost models), following SGLang's operation vocabulary. The ops of a layer form a DAG
+// (op_graph); strategies may order them differently as long as they respect it.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/config/model_config.hpp"
+#include "models/cost/comm.hpp"
+#include "models/cost/kernel_cost.hpp"
+#include "models/graph/op_graph.hpp"
+#include "models/graph/workload.hpp"
+#include "models/hw/hw_profile.hpp"
+
+namespace ovs {
+
+struct OpKernel {
+  std::string name;  // stable within its op: "wqkv_a", "q_b", "indexer_logits", ...
+  KernelCost cost;
+  bool deep_gemm = false;  // a DeepGEMM kernel: deep_gemm_num_sms applies
+};
+
+struct OpPlan {
+  std::string op;
+  std::vector<OpKernel> kernels;    // compute ops
+  std::optional<DeepepShape> comm;  // dispatch_* / combine_*: DeepEP
+  std::vector<std::pair<std::string, std::string>>
+      kernel_deps;  // (producer, consumer) inside the op
+};
+
+struct LayerPlan {
+  int index = 0;
+  std::string type;
+  std::vector<OpPlan> ops;  // canonical order
+  const OpPlan* find(const std::string& op) const;
+};
+
+class LayerBuilder {
+ public:
+  LayerBuilder(const ModelConfig& model, const HwProfile& hw, const Workload& w);
+
+  // v3: "dense" or "moe"; v4: "swa" (window only), "csa" (ratio 4), "hca" (ratio 128).
+  std::string layer_type(int layer) const;
+  std::vector<std::string> layer_types() const;
+  // The ops of a layer type and their dependencies.
+  const OpGraph& op_graph(const std::string& type) const;
+  // Ops of the family's vocabulary (SGLang's names), in canonical order.
+  std::vector<std::string> canonical_ops(const std::string& type) const;
+  // Kernel names of an op of a layer type (for placement rules).
+  std::vector<std::string> kernel_names(const std::string& type, const std::string& op) const;
+
+  LayerPlan build(int layer, const MicroBatch& mb, const std::string& mb_name) const;
+  std::vector<OpKernel> prologue(const MicroBatch& mb) const;  // embedding lookup
+  std::vector<OpKernel> epilogue(const MicroBatch& mb) const;  // final norm, LM head
+
+  const ModelConfig& model() const { return m_; }
+  const HwProfile& hw() const { return hw_; }
+  const Workload& workload() const { return w_; }
+
+ private:
+  void build_v3(LayerPlan& p, int layer, const MicroBatch& mb, const std::string& mbn) const;
+  void build_v4(LayerPlan& p, int layer, const MicroBatch& mb, const std::string& mbn) const;
+  void add_moe_ops(LayerPlan& p, int layer, const MicroBatch& mb, const std::string& mbn) const;
+  DeepepShape deepep_shape(const MicroBatch& mb, CommOp op) const;
+
+  const ModelConfig& m_;
+  const HwProfile& hw_;
+  const Workload& w_;
+  std::vector<std::pair<std::string, OpGraph>> graphs_;
+};
+
+}  // namespace ovs

@@ -1,0 +1,70 @@
+#pragma once
+// The what-if: one forward pass with a strategy against the baseline on the same model, GPU and
+// workload, and why one wins - the communication overlap hides (advantage) against what
+// splitting the batch costs (degradation), itemized by cause.
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "models/config/model_config.hpp"
+#include "models/graph/workload.hpp"
+#include "models/hw/hw_profile.hpp"
+#include "sim/engine/timeline.hpp"
+#include "sim/strategy/program_builder.hpp"
+
+namespace ovs {
+
+struct ProgramStats {
+  std::string strategy;
+  double total_us = 0;         // one forward pass
+  double per_layer_us = 0;     // mean MoE layer in steady state
+  double exposed_comm_us = 0;  // communication running while no compute kernel runs
+  double comm_busy_us = 0;     // communication running at all
+  double compute_busy_us = 0;  // a compute kernel running
+  double gpu_idle_us = 0;      // nothing running on the GPU (host-bound or waiting on the host)
+  double host_busy_us = 0;
+  double host_blocked_us = 0;
+  int launches = 0;
+  double tokens_per_s_per_gpu = 0;
+  bool split = false;
+  std::string note;
+  std::map<std::string, double> solo_us;  // kernel time alone, by cause bucket
+};
+
+struct DegradationItem {
+  std::string cause;
+  double us = 0;
+};
+
+struct WhatIfResult {
+  std::string model, hw, phase;
+  Workload workload;
+  ProgramStats baseline, overlapped;
+  double speedup = 1;
+  double advantage_us = 0;
+  double degradation_us = 0;
+  double comm_hidden_us = 0;
+  std::vector<DegradationItem> degradation;  // largest first
+  std::string verdict;
+};
+
+struct WhatIfRequest {
+  std::string model;
+  std::string hw;
+  Workload workload;
+  bool deepep_mode_given = false;  // the user set it: strategies may not override it
+  std::string strategy;
+  std::string baseline = "no-overlap";
+  std::string trace;  // optional Perfetto output (both programs)
+};
+
+WhatIfResult run_whatif(const WhatIfRequest& r);
+void write_whatif_json(std::ostream& out, const WhatIfResult& r);
+void write_whatif_table(std::ostream& out, const WhatIfResult& r);
+
+// Program statistics from a run's timeline (exposed communication, per-layer time, ...).
+ProgramStats program_stats(const BuiltProgram& b, const Timeline& tl, double makespan_us,
+                           const Workload& w, int first_moe_layer, int layers);
+
+}  // namespace ovs

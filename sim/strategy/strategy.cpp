@@ -1,0 +1,203 @@
+#include "sim/strategy/strategy.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "sim/core/error.hpp"
+#include "sim/io/data_paths.hpp"
+
+namespace ovs {
+namespace {
+
+std::string family_dir(ModelFamily f) {
+  return f == ModelFamily::v4 ? "strategies/deepseek-v4" : "strategies/deepseek-v3";
+}
+
+std::vector<std::string> string_list(const yaml::Value& v) {
+  std::vector<std::string> out;
+  if (v.is_scalar()) return {v.str()};
+  for (const auto& item : v.items()) out.push_back(item.str());
+  return out;
+}
+
+LayerStrategy parse_layer(const yaml::Value& v) {
+  LayerStrategy l;
+  l.line = v.line();
+  yaml::Map m(v, {"operations", "placement"});
+  for (const auto& item : m.required("operations").items()) {
+    std::string name = item.str();
+    if (name == "Yield" || name == "YIELD") name = kYield;
+    l.items.push_back(name);
+    l.lines.push_back(item.line());
+  }
+  if (auto pv = m.optional("placement")) {
+    for (const auto& item : pv->items()) {
+      yaml::Map pm(item, {"op", "kernel", "stream", "wait", "record", "sm_cap"});
+      Placement p;
+      p.line = item.line();
+      p.op = pm.required("op").str();
+      p.kernel = pm.required("kernel").str();
+      if (auto s = pm.optional("stream")) p.stream = s->str();
+      if (auto w = pm.optional("wait")) p.wait = string_list(*w);
+      if (auto r = pm.optional("record")) p.record = string_list(*r);
+      if (auto c = pm.optional("sm_cap")) p.sm_cap = static_cast<int>(c->integer(1, 4096));
+      l.placement.push_back(p);
+    }
+  }
+  return l;
+}
+
+}  // namespace
+
+const LayerStrategy& Strategy::for_type(const std::string& type) const {
+  auto it = layers.find(type);
+  if (it != layers.end()) return it->second;
+  it = layers.find("default");
+  if (it != layers.end()) return it->second;
+  throw InputError(file, 0, "layers",
+                   "no operations for layer type '" + type + "' and no 'default'");
+}
+
+Strategy parse_strategy(const yaml::Value& root) {
+  Strategy s;
+  s.file = root.file();
+  yaml::Map m(root,
+              {"name", "model_family", "description", "source", "two_batch_overlap",
+               "tbo_delta_stages", "deep_gemm_num_sms", "deepep_mode", "side_streams", "layers"});
+  s.name = m.required("name").str();
+  s.family = m.required("model_family").choice({"deepseek-v3", "deepseek-v4"}) == "deepseek-v4"
+                 ? ModelFamily::v4
+                 : ModelFamily::v3;
+  if (auto d = m.optional("description")) s.description = d->str();
+  if (auto d = m.optional("source")) d->str();
+  if (auto t = m.optional("two_batch_overlap")) s.two_batch_overlap = t->boolean();
+  if (auto d = m.optional("tbo_delta_stages")) {
+    s.delta_stages = static_cast<int>(d->integer(0, 16));
+    if (!s.two_batch_overlap && s.delta_stages > 0)
+      d->fail("tbo_delta_stages needs two_batch_overlap: true");
+  }
+  if (auto g = m.optional("deep_gemm_num_sms")) {
+    if (g->is_null()) {
+    } else if (g->is_scalar() && g->raw().Scalar() == "auto") {
+      s.deep_gemm_auto = true;
+    } else {
+      s.deep_gemm_num_sms = static_cast<int>(g->integer(1, 4096));
+    }
+  }
+  if (auto d = m.optional("deepep_mode")) {
+    const std::string mode = d->choice({"auto", "normal", "low_latency"});
+    if (mode == "normal") s.deepep_mode = DeepepMode::normal;
+    if (mode == "low_latency") s.deepep_mode = DeepepMode::low_latency;
+  }
+  if (auto ss = m.optional("side_streams"))
+    for (const auto& item : ss->items()) {
+      const std::string name = item.str();
+      if (name == "compute" || name == "deepep" ||
+          std::find(s.side_streams.begin(), s.side_streams.end(), name) != s.side_streams.end())
+        item.fail("duplicate or reserved stream name '" + name + "'");
+      s.side_streams.push_back(name);
+    }
+  auto lv = m.required("layers");
+  yaml::Map lm(lv, {"default", "moe", "dense", "swa", "csa", "hca"});
+  for (const auto& key : lm.keys()) s.layers[key] = parse_layer(lm.required(key));
+  if (s.layers.empty()) lv.fail("no layer type");
+  return s;
+}
+
+Strategy load_strategy(const std::string& name_or_path, ModelFamily family) {
+  std::string path;
+  try {
+    path = resolve_data_file(name_or_path, family_dir(family), "strategy");
+  } catch (const NameError& e) {
+    throw InputError("", 0, "strategy", e.what());
+  }
+  Strategy s = parse_strategy(yaml::load_file(path));
+  if (s.family != family)
+    throw InputError(path, 1, "model_family",
+                     "strategy '" + s.name + "' is for another model family");
+  return s;
+}
+
+std::vector<std::vector<std::string>> stages_of(const LayerStrategy& l) {
+  std::vector<std::vector<std::string>> out(1);
+  for (const auto& item : l.items) {
+    if (item == kYield)
+      out.emplace_back();
+    else
+      out.back().push_back(item);
+  }
+  if (out.back().empty()) out.pop_back();  // a list ending with a yield
+  return out;
+}
+
+void check_strategy(const Strategy& s, const LayerBuilder& b) {
+  std::set<std::string> types;
+  for (const auto& t : b.layer_types()) types.insert(t);
+  const std::set<std::string> family_types = b.model().family == ModelFamily::v4
+                                                 ? std::set<std::string>{"swa", "csa", "hca"}
+                                                 : std::set<std::string>{"moe", "dense"};
+  for (const auto& [key, l] : s.layers)
+    if (key != "default" && !family_types.count(key))
+      throw InputError(s.file, l.line, "layers." + key, "not a layer type of this model family");
+  for (const auto& type : types) {
+    if (type == "dense" && !s.layers.count("dense")) continue;  // dense layers have a fixed list
+    const LayerStrategy& l = s.for_type(type);
+    const std::string field =
+        "layers." + (s.layers.count(type) ? type : std::string("default")) + ".operations";
+    const auto vocab = b.canonical_ops(type);
+    std::vector<std::string> ops;
+    for (size_t i = 0; i < l.items.size(); ++i) {
+      const std::string& item = l.items[i];
+      const std::string where = field + "[" + std::to_string(i) + "]";
+      if (item == kYield) {
+        if (!s.two_batch_overlap)
+          throw InputError(s.file, l.lines[i], where, "a yield needs two_batch_overlap: true");
+        if (i == 0 || l.items[i - 1] == kYield)
+          throw InputError(s.file, l.lines[i], where,
+                           "empty stage: a yield right after the start or another yield");
+        continue;
+      }
+      if (std::find(vocab.begin(), vocab.end(), item) == vocab.end()) {
+        const std::string near = yaml::did_you_mean(item, vocab);
+        throw InputError(s.file, l.lines[i], where,
+                         "unknown op '" + item + "'" +
+                             (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                             "; valid ops: " + yaml::join(vocab));
+      }
+      ops.push_back(item);
+    }
+    const std::string problem = b.op_graph(type).check_order(ops);
+    if (!problem.empty()) throw InputError(s.file, l.line, field, problem);
+    // Placement: known op and kernel, declared stream, waits on events recorded somewhere.
+    std::set<std::string> recorded{"op_start"};
+    for (const auto& p : l.placement)
+      for (const auto& r : p.record) recorded.insert(r);
+    for (const auto& p : l.placement) {
+      const std::string where = "layers." + type + ".placement";
+      if (std::find(vocab.begin(), vocab.end(), p.op) == vocab.end())
+        throw InputError(s.file, p.line, where + ".op",
+                         "unknown op '" + p.op + "'; valid ops: " + yaml::join(vocab));
+      const auto names = b.kernel_names(type, p.op);
+      if (std::find(names.begin(), names.end(), p.kernel) == names.end())
+        throw InputError(s.file, p.line, where + ".kernel",
+                         "op '" + p.op + "' has no kernel '" + p.kernel + "' on " + type +
+                             " layers; its kernels: " +
+                             (names.empty() ? std::string("none") : yaml::join(names)));
+      if (p.stream != "compute" &&
+          std::find(s.side_streams.begin(), s.side_streams.end(), p.stream) == s.side_streams.end())
+        throw InputError(
+            s.file, p.line, where + ".stream",
+            "unknown stream '" + p.stream + "'; declare it in side_streams (declared: " +
+                (s.side_streams.empty() ? std::string("none") : yaml::join(s.side_streams)) + ")");
+      for (const auto& w : p.wait) {
+        const std::string name = w.rfind("prev:", 0) == 0 ? w.substr(5) : w;
+        if (!recorded.count(name))
+          throw InputError(
+              s.file, p.line, where + ".wait",
+              "wait on event '" + name + "' that no placement records (it could never fire)");
+      }
+    }
+  }
+}
+
+}  // namespace ovs
