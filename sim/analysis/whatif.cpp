@@ -29,24 +29,10 @@ std::string bucket(const KernelInfo& info, const KernelSpec& k, const SoloBreakd
   return "small memory-bound kernels";
 }
 
-// A kernel's time alone, summed over micro-batches, and the cause its split counterpart's extra
-// time is charged to.
-struct Alone {
-  double us = 0;
-  double capped_us = 0;  // lost to an SM cap
-  std::string cause;
-};
+}  // namespace
 
-struct Run {
-  std::map<std::string, Alone> alone;  // by layer/op/kernel
-  BuiltProgram built;
-  RunResult result;
-  std::unique_ptr<Timeline> timeline;
-  ProgramStats stats;
-};
-
-Run simulate(const LayerBuilder& lb, const Strategy& s, TraceSink* sink, int pid) {
-  Run r;
+StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, TraceSink* sink, int pid) {
+  StrategyRun r;
   r.built = build_program(lb, s);
   r.timeline = std::make_unique<Timeline>(r.built.program);
   const Engine engine(lb.hw().engine);
@@ -90,53 +76,57 @@ Run simulate(const LayerBuilder& lb, const Strategy& s, TraceSink* sink, int pid
   return r;
 }
 
-Workload workload_for(const WhatIfRequest& req, const Strategy& s) {
-  Workload w = req.workload;
-  if (!req.deepep_mode_given && s.deepep_mode) w.deepep_mode = s.deepep_mode;
+namespace {
+std::string run_key(const Strategy& s, const Workload& w) {
+  return s.file + "|" + (w.mode() == DeepepMode::normal ? "n" : "l");
+}
+}  // namespace
+
+WhatIfSession::WhatIfSession(ModelConfig model, HwProfile hw, Workload w, bool deepep_mode_given)
+    : model_(std::move(model)), hw_(std::move(hw)), w_(w), mode_given_(deepep_mode_given) {
+  require_kernel_params(hw_);
+}
+
+Workload WhatIfSession::workload_for(const Strategy& s) const {
+  Workload w = w_;
+  if (!mode_given_ && s.deepep_mode) w.deepep_mode = s.deepep_mode;
   return w;
 }
 
-std::string pct(double x) {
-  return fmt::format("{:.1f} %", 100 * x);
+const StrategyRun& WhatIfSession::run(const Strategy& s, TraceSink* sink, int pid) {
+  const Workload w = workload_for(s);
+  const std::string key = run_key(s, w);
+  if (!sink) {
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return *it->second;
+  }
+  const LayerBuilder lb(model_, hw_, w);
+  auto r = std::make_unique<StrategyRun>();
+  try {
+    *r = simulate_strategy(lb, s, sink, pid);
+  } catch (const SimulationError& e) {
+    throw InputError(s.file, 0, "", e.what());
+  }
+  r->timeline.reset();  // the statistics are kept; the timeline is only needed while running
+  auto& slot = cache_[key];
+  slot = std::move(r);
+  return *slot;
 }
 
-}  // namespace
-
-WhatIfResult run_whatif(const WhatIfRequest& req) {
-  const ModelConfig model = load_model_config(req.model);
-  const HwProfile hw = load_hw_profile(req.hw);
-  require_kernel_params(hw);
-  const Strategy base_s = load_strategy(req.baseline, model.family);
-  const Strategy over_s = load_strategy(req.strategy, model.family);
-  const Workload wb = workload_for(req, base_s), wo = workload_for(req, over_s);
+WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over_s, TraceSink* sink) {
+  const Workload wb = workload_for(base_s), wo = workload_for(over_s);
   if (wo.mode() != wb.mode())
     throw InputError(over_s.file, 1, "deepep_mode",
                      "the strategy and the baseline use different DeepEP modes; set --deepep-mode "
                      "to compare them");
-  const LayerBuilder lb_base(model, hw, wb), lb_over(model, hw, wo);
-
-  std::unique_ptr<AtomicFile> file;
-  std::unique_ptr<TraceSink> sink;
-  if (!req.trace.empty()) {
-    file = std::make_unique<AtomicFile>(req.trace);
-    sink = std::make_unique<TraceSink>(file->stream());
-  }
-  Run base, over;
-  try {
-    base = simulate(lb_base, base_s, sink.get(), 1);
-    over = simulate(lb_over, over_s, sink.get(), 2);
-  } catch (const SimulationError& e) {
-    throw InputError(over_s.file, 0, "", e.what());
-  }
-  if (sink) {
-    sink->finish();
-    file->commit();
-  }
-
+  const StrategyRun& base = run(base_s, sink, 1);
+  const StrategyRun& over = run(over_s, sink, 2);
+  const ModelConfig& model = model_;
+  const HwProfile& hw = hw_;
   WhatIfResult r;
   r.model = model.name;
   r.hw = hw.name;
-  r.phase = req.workload.phase == Phase::prefill ? "prefill" : "decode";
+  r.phase = w_.phase == Phase::prefill ? "prefill" : "decode";
   r.workload = wo;
   r.baseline = base.stats;
   r.overlapped = over.stats;
@@ -187,6 +177,29 @@ WhatIfResult run_whatif(const WhatIfRequest& req) {
         over_s.name, 100 * (1 / r.speedup - 1), -gain, std::max(0.0, r.degradation_us), why_lose,
         std::max(0.0, r.comm_hidden_us));
   }
+  return r;
+}
+
+}  // namespace ovs
+
+namespace ovs {
+
+WhatIfResult run_whatif(const WhatIfRequest& req) {
+  ModelConfig model = load_model_config(req.model);
+  HwProfile hw = load_hw_profile(req.hw);
+  require_kernel_params(hw);
+  const Strategy base_s = load_strategy(req.baseline, model.family);
+  const Strategy over_s = load_strategy(req.strategy, model.family);
+  WhatIfSession session(std::move(model), std::move(hw), req.workload, req.deepep_mode_given);
+  if (req.trace.empty()) return session.compare(base_s, over_s);
+  AtomicFile file(req.trace);
+  WhatIfResult r;
+  {
+    TraceSink sink(file.stream());
+    r = session.compare(base_s, over_s, &sink);
+    sink.finish();
+  }
+  file.commit();
   return r;
 }
 

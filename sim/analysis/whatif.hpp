@@ -3,6 +3,7 @@
 // workload, and why one wins - the communication overlap hides (advantage) against what
 // splitting the batch costs (degradation), itemized by cause.
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "models/config/model_config.hpp"
 #include "models/graph/workload.hpp"
 #include "models/hw/hw_profile.hpp"
+#include "sim/engine/engine.hpp"
 #include "sim/engine/timeline.hpp"
 #include "sim/strategy/program_builder.hpp"
 
@@ -60,6 +62,42 @@ struct WhatIfRequest {
 };
 
 WhatIfResult run_whatif(const WhatIfRequest& r);
+
+// One simulated strategy: its program, run and statistics.
+struct KernelAlone {
+  double us = 0;         // time alone, summed over micro-batches
+  double capped_us = 0;  // of which lost to an SM cap
+  std::string cause;     // what bounds it (degradation bucket)
+};
+struct StrategyRun {
+  BuiltProgram built;
+  RunResult result;
+  std::unique_ptr<Timeline> timeline;
+  ProgramStats stats;
+  std::map<std::string, KernelAlone> alone;  // by layer/op/kernel
+};
+
+class TraceSink;
+StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, TraceSink* sink = nullptr, int pid = 1);
+
+// A model, GPU and workload with strategies compared on them; runs are cached, so the baseline
+// is simulated once however many strategies are compared with it.
+class WhatIfSession {
+ public:
+  WhatIfSession(ModelConfig model, HwProfile hw, Workload w, bool deepep_mode_given);
+  WhatIfResult compare(const Strategy& baseline, const Strategy& strategy, TraceSink* sink = nullptr);
+  const StrategyRun& run(const Strategy& s, TraceSink* sink = nullptr, int pid = 1);
+  Workload workload_for(const Strategy& s) const;
+  const ModelConfig& model() const { return model_; }
+  const HwProfile& hw() const { return hw_; }
+
+ private:
+  ModelConfig model_;
+  HwProfile hw_;
+  Workload w_;
+  bool mode_given_;
+  std::map<std::string, std::unique_ptr<StrategyRun>> cache_;
+};
 void write_whatif_json(std::ostream& out, const WhatIfResult& r);
 void write_whatif_table(std::ostream& out, const WhatIfResult& r);
 
