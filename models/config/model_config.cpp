@@ -2,6 +2,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/io/data_paths.hpp"
+#include "sim/io/yaml_override.hpp"
 
 namespace ovs {
 namespace {
@@ -110,14 +111,23 @@ ModelConfig parse_model_config(const yaml::Value& root) {
   return c;
 }
 
-ModelConfig load_model_config(const std::string& name_or_path) {
+ModelConfig load_model_config(const std::string& name_or_path) { return load_model_config(name_or_path, {}); }
+
+ModelConfig load_model_config(const std::string& name_or_path,
+                              const std::vector<std::pair<std::string, std::string>>& overrides) {
   std::string path;
   try {
     path = resolve_data_file(name_or_path, "models/configs", "model");
   } catch (const NameError& e) {
     throw InputError("", 0, "model", e.what());
   }
-  return parse_model_config(yaml::load_file(path));
+  const yaml::Value root = yaml::load_file(path);
+  try {
+    apply_overrides(root, overrides);
+  } catch (const NameError& e) {
+    throw InputError("", 0, "model", e.what());
+  }
+  return parse_model_config(root);
 }
 
 }  // namespace ovs

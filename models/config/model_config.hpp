@@ -1,6 +1,7 @@
 #pragma once
 // A model's architecture (models/configs/<name>.yaml), every number with its source.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/work.hpp"
@@ -50,6 +51,9 @@ struct ModelConfig {
 };
 
 ModelConfig load_model_config(const std::string& name_or_path);
+// The same with fields overridden by dotted path (a sweep axis such as "moe.topk").
+ModelConfig load_model_config(const std::string& name_or_path,
+                              const std::vector<std::pair<std::string, std::string>>& overrides);
 ModelConfig parse_model_config(const yaml::Value& root);
 
 }  // namespace ovs

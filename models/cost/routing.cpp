@@ -1,6 +1,8 @@
 #include "models/cost/routing.hpp"
 
+#include <array>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,7 +36,26 @@ void for_each_subset(int n, int k, int start, unsigned mask, int chosen, F& f) {
 
 }  // namespace
 
+namespace {
+RoutingStats compute_routing_stats(const RoutingSpec& r);
+}  // namespace
+
 RoutingStats routing_stats(const RoutingSpec& r) {
+  // The same few layouts are asked for by every layer of every program: remember them (per
+  // thread, so sweeps need no lock).
+  thread_local std::map<std::array<int, 6>, RoutingStats> memo;
+  const std::array<int, 6> key{r.experts,     r.topk,    r.groups,
+                               r.topk_groups, r.ep_size, r.gpus_per_node};
+  auto it = memo.find(key);
+  if (it != memo.end()) return it->second;
+  const RoutingStats s = compute_routing_stats(r);
+  if (memo.size() > 4096) memo.clear();
+  memo.emplace(key, s);
+  return s;
+}
+
+namespace {
+RoutingStats compute_routing_stats(const RoutingSpec& r) {
   if (r.ep_size <= 0 || r.experts % r.ep_size != 0)
     throw std::invalid_argument(std::to_string(r.experts) +
                                 " experts cannot be spread evenly over EP " +
@@ -94,5 +115,6 @@ RoutingStats routing_stats(const RoutingSpec& r) {
   }
   return s;
 }
+}  // namespace
 
 }  // namespace ovs

@@ -5,6 +5,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/io/data_paths.hpp"
+#include "sim/io/yaml_override.hpp"
 
 namespace ovs {
 namespace {
@@ -229,14 +230,23 @@ void require_kernel_params(const HwProfile& p) {
                      "the profile has no kernels: section (cost-model parameters)");
 }
 
-HwProfile load_hw_profile(const std::string& name_or_path) {
+HwProfile load_hw_profile(const std::string& name_or_path) { return load_hw_profile(name_or_path, {}); }
+
+HwProfile load_hw_profile(const std::string& name_or_path,
+                          const std::vector<std::pair<std::string, std::string>>& overrides) {
   std::string path;
   try {
     path = resolve_data_file(name_or_path, "hw_profiles", "hardware profile");
   } catch (const NameError& e) {
     throw InputError("", 0, "hardware", e.what());
   }
-  return parse_hw_profile(yaml::load_file(path));
+  const yaml::Value root = yaml::load_file(path);
+  try {
+    apply_overrides(root, overrides);
+  } catch (const NameError& e) {
+    throw InputError("", 0, "hw", e.what());
+  }
+  return parse_hw_profile(root);
 }
 
 }  // namespace ovs

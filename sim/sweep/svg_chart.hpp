@@ -1,0 +1,37 @@
+#pragma once
+// Charts a user would rather look at than read, written by overlapsim itself as SVG: speedup
+// against an axis (one line per strategy, 1.0 marked) and a break-even heatmap over two axes.
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ovs {
+
+struct Series {
+  std::string name;
+  std::vector<std::pair<double, double>> points;  // (x, y)
+};
+
+struct LineChart {
+  std::string title;
+  std::string x_label;
+  std::string y_label = "speedup over baseline";
+  std::vector<Series> series;
+  double reference_y = 1.0;  // drawn as a dashed line (break-even)
+};
+
+struct Heatmap {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  std::vector<std::string> xs;              // column labels
+  std::vector<std::string> ys;              // row labels
+  std::vector<std::vector<double>> values;  // [y][x]; NaN where missing
+  double center = 1.0;                      // white; above green, below red
+};
+
+std::string render_line_chart(const LineChart& c);
+std::string render_heatmap(const Heatmap& h);
+std::string xml_escape(const std::string& s);
+
+}  // namespace ovs

@@ -1,0 +1,250 @@
+#include "sim/sweep/sweep_point.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "sim/analysis/whatif.hpp"
+#include "sim/core/error.hpp"
+#include "sim/io/csv_reader.hpp"
+#include "sim/io/yaml_override.hpp"
+
+namespace ovs {
+
+namespace {
+
+const std::vector<std::string> kCauses{"weight re-reads",
+                                       "tile and wave waste",
+                                       "SMs given to communication",
+                                       "small memory-bound kernels",
+                                       "attention efficiency",
+                                       "communication latency",
+                                       "fixed kernel latency",
+                                       "host-bound GPU idle"};
+
+std::string cause_column(const std::string& cause) {
+  std::string c = "degradation_";
+  for (char ch : cause) c += (ch == ' ' || ch == '-') ? '_' : ch;
+  return c + "_us";
+}
+
+std::string num(double v) {
+  return fmt::format("{}", v);
+}
+
+long long as_int(const std::map<std::string, std::string>& p, const std::string& key) {
+  try {
+    return std::stoll(p.at(key));
+  } catch (const std::exception&) {
+    throw InputError("", 0, key, "expected an integer, got '" + p.at(key) + "'");
+  }
+}
+
+Workload workload_of(const std::map<std::string, std::string>& p, bool* mode_given) {
+  Workload w;
+  const std::string phase = p.at("phase");
+  if (phase != "prefill" && phase != "decode")
+    throw InputError("", 0, "phase", "expected prefill or decode");
+  w.phase = phase == "prefill" ? Phase::prefill : Phase::decode;
+  w.tokens_per_gpu = as_int(p, "tokens_per_gpu");
+  w.context = as_int(p, "context");
+  w.ep = static_cast<int>(as_int(p, "ep"));
+  w.gpus_per_node = static_cast<int>(as_int(p, "gpus_per_node"));
+  w.decode_q_len = static_cast<int>(as_int(p, "decode_q_len"));
+  try {
+    w.imbalance = std::stod(p.at("imbalance"));
+  } catch (const std::exception&) {
+    throw InputError("", 0, "imbalance", "expected a number");
+  }
+  const std::string g = p.at("cuda_graphs");
+  if (g == "on" || g == "true")
+    w.cuda_graphs = true;
+  else if (g == "off" || g == "false")
+    w.cuda_graphs = false;
+  else if (g != "auto")
+    throw InputError("", 0, "cuda_graphs", "expected on, off or auto");
+  const std::string d = p.at("deepep_mode");
+  *mode_given = d != "auto";
+  if (d == "normal")
+    w.deepep_mode = DeepepMode::normal;
+  else if (d == "low_latency")
+    w.deepep_mode = DeepepMode::low_latency;
+  else if (d != "auto")
+    throw InputError("", 0, "deepep_mode", "expected normal, low_latency or auto");
+  if (w.graphs() && w.mode() == DeepepMode::normal) {
+    if (g == "auto")
+      w.cuda_graphs = false;  // normal mode cannot be captured: run eagerly
+    else
+      throw InputError("", 0, "cuda_graphs", "DeepEP normal mode cannot run under CUDA graphs");
+  }
+  return w;
+}
+
+Overrides overrides_of(const std::map<std::string, std::string>& p, const std::string& prefix) {
+  Overrides o;
+  for (const auto& [k, v] : p)
+    if (k.rfind(prefix, 0) == 0) o.emplace_back(k.substr(prefix.size()), v);
+  return o;
+}
+
+}  // namespace
+
+const std::vector<std::string>& output_columns() {
+  static const std::vector<std::string> cols = [] {
+    std::vector<std::string> c{"strategy",
+                               "baseline",
+                               "baseline_us",
+                               "overlapped_us",
+                               "speedup",
+                               "advantage_us",
+                               "degradation_us",
+                               "comm_hidden_us",
+                               "baseline_per_layer_us",
+                               "overlapped_per_layer_us",
+                               "baseline_tokens_per_s_per_gpu",
+                               "overlapped_tokens_per_s_per_gpu",
+                               "baseline_exposed_comm_us",
+                               "overlapped_exposed_comm_us",
+                               "baseline_gpu_idle_us",
+                               "overlapped_gpu_idle_us",
+                               "two_micro_batches",
+                               "deepep_mode_used",
+                               "cuda_graphs_used"};
+    for (const auto& cause : kCauses) c.push_back(cause_column(cause));
+    c.push_back("verdict");
+    c.push_back("error");
+    return c;
+  }();
+  return cols;
+}
+
+struct PointEvaluator::Cache {
+  // Strategies by (family, name), models and GPUs by name when not overridden.
+  std::map<std::string, Strategy> strategies;
+  std::map<std::string, ModelConfig> models;
+  std::map<std::string, HwProfile> gpus;
+};
+
+PointEvaluator::PointEvaluator(const SweepSpec& spec)
+    : spec_(spec), inputs_(spec.input_columns()), cache_(std::make_unique<Cache>()) {}
+PointEvaluator::~PointEvaluator() = default;
+
+std::string PointEvaluator::header() const {
+  std::string h = "point";
+  for (const auto& c : inputs_) h += "," + csv_field(c);
+  for (const auto& c : output_columns()) h += "," + csv_field(c);
+  return h + "\n";
+}
+
+std::string PointEvaluator::rows(long long index) {
+  const auto p = spec_.point(index);
+  std::string prefix = std::to_string(index);
+  for (const auto& c : inputs_) prefix += "," + csv_field(p.count(c) ? p.at(c) : std::string());
+  const size_t n_out = output_columns().size();
+  auto error_rows = [&](const std::string& message) {
+    std::string out;
+    for (const auto& s : spec_.strategies) {
+      out += prefix + "," + csv_field(s) + "," + csv_field(spec_.baseline);
+      for (size_t i = 2; i + 1 < n_out; ++i) out += ",";
+      out += "," + csv_field(message) + "\n";
+    }
+    return out;
+  };
+  try {
+    bool mode_given = false;
+    const Workload w = workload_of(p, &mode_given);
+    const Overrides hw_o = overrides_of(p, "hw."), model_o = overrides_of(p, "model.");
+    ModelConfig model;
+    if (model_o.empty()) {
+      auto it = cache_->models.find(p.at("model"));
+      if (it == cache_->models.end())
+        it = cache_->models.emplace(p.at("model"), load_model_config(p.at("model"))).first;
+      model = it->second;
+    } else {
+      model = load_model_config(p.at("model"), model_o);
+    }
+    HwProfile hw;
+    if (hw_o.empty()) {
+      auto it = cache_->gpus.find(p.at("hw"));
+      if (it == cache_->gpus.end())
+        it = cache_->gpus.emplace(p.at("hw"), load_hw_profile(p.at("hw"))).first;
+      hw = it->second;
+    } else {
+      hw = load_hw_profile(p.at("hw"), hw_o);
+    }
+    auto strategy = [&](const std::string& name) -> const Strategy& {
+      const std::string key = std::to_string(int(model.family)) + "/" + name;
+      auto it = cache_->strategies.find(key);
+      if (it == cache_->strategies.end())
+        it = cache_->strategies.emplace(key, load_strategy(name, model.family)).first;
+      return it->second;
+    };
+    WhatIfSession session(model, hw, w, mode_given);
+    const Strategy& base = strategy(spec_.baseline);
+    std::string out;
+    for (const auto& name : spec_.strategies) {
+      const WhatIfResult r = session.compare(base, strategy(name));
+      std::map<std::string, double> deg;
+      for (const auto& d : r.degradation) deg[d.cause] = d.us;
+      std::string row = prefix + "," + csv_field(name) + "," + csv_field(spec_.baseline);
+      const ProgramStats &b = r.baseline, &o = r.overlapped;
+      for (double v :
+           {b.total_us, o.total_us, r.speedup, r.advantage_us, r.degradation_us, r.comm_hidden_us,
+            b.per_layer_us, o.per_layer_us, b.tokens_per_s_per_gpu, o.tokens_per_s_per_gpu,
+            b.exposed_comm_us, o.exposed_comm_us, b.gpu_idle_us, o.gpu_idle_us})
+        row += "," + num(v);
+      row += std::string(",") + (o.split ? "true" : "false");
+      row +=
+          std::string(",") + (r.workload.mode() == DeepepMode::normal ? "normal" : "low_latency");
+      row += std::string(",") + (r.workload.graphs() ? "true" : "false");
+      for (const auto& cause : kCauses) row += "," + num(deg.count(cause) ? deg.at(cause) : 0.0);
+      row += "," + csv_field(r.verdict) + ",\n";
+      out += row;
+    }
+    return out;
+  } catch (const InputError& e) {
+    return error_rows(e.what());
+  } catch (const std::exception& e) {
+    return error_rows(std::string("internal error: ") + e.what());
+  }
+}
+
+void check_sweep_names(const SweepSpec& spec) {
+  std::set<std::string> models, gpus;
+  auto collect = [&](const std::string& field, std::set<std::string>& out) {
+    if (spec.base.count(field)) out.insert(spec.base.at(field));
+    for (const auto& a : spec.axes)
+      if (a.field == field) out.insert(a.values.begin(), a.values.end());
+  };
+  collect("model", models);
+  collect("hw", gpus);
+  for (const auto& g : gpus) {
+    try {
+      load_hw_profile(g);
+    } catch (const InputError& e) {
+      throw InputError(spec.file, 0, "hw", e.what());
+    }
+  }
+  for (const auto& m : models) {
+    ModelConfig mc;
+    try {
+      mc = load_model_config(m);
+    } catch (const InputError& e) {
+      throw InputError(spec.file, 0, "model", e.what());
+    }
+    for (const auto& s : spec.strategies) {
+      try {
+        load_strategy(s, mc.family);
+      } catch (const InputError& e) {
+        throw InputError(spec.file, 0, "strategies", e.what());
+      }
+    }
+    try {
+      load_strategy(spec.baseline, mc.family);
+    } catch (const InputError& e) {
+      throw InputError(spec.file, 0, "baseline", e.what());
+    }
+  }
+}
+
+}  // namespace ovs
