@@ -43,6 +43,14 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
       best = c;
     }
   }
+  // A word that is the start of exactly one candidate ("tokens" for "tokens_per_gpu").
+  if (best.empty() && word.size() >= 3) {
+    for (const auto& c : candidates) {
+      if (c.compare(0, word.size(), word) != 0) continue;
+      if (!best.empty()) return {};
+      best = c;
+    }
+  }
   return best;
 }
 
