@@ -67,7 +67,7 @@ class LayerBuilder {
 
   const ModelConfig& m_;
   const HwProfile& hw_;
-  const Workload& w_;
+  Workload w_;  // a copy: callers often pass a temporary
   std::vector<std::pair<std::string, OpGraph>> graphs_;
 };
 

@@ -113,7 +113,8 @@ const StrategyRun& WhatIfSession::run(const Strategy& s, TraceSink* sink, int pi
   return *slot;
 }
 
-WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over_s, TraceSink* sink) {
+WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over_s,
+                                    TraceSink* sink) {
   const Workload wb = workload_for(base_s), wo = workload_for(over_s);
   if (wo.mode() != wb.mode())
     throw InputError(over_s.file, 1, "deepep_mode",

@@ -78,14 +78,16 @@ struct StrategyRun {
 };
 
 class TraceSink;
-StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, TraceSink* sink = nullptr, int pid = 1);
+StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, TraceSink* sink = nullptr,
+                              int pid = 1);
 
 // A model, GPU and workload with strategies compared on them; runs are cached, so the baseline
 // is simulated once however many strategies are compared with it.
 class WhatIfSession {
  public:
   WhatIfSession(ModelConfig model, HwProfile hw, Workload w, bool deepep_mode_given);
-  WhatIfResult compare(const Strategy& baseline, const Strategy& strategy, TraceSink* sink = nullptr);
+  WhatIfResult compare(const Strategy& baseline, const Strategy& strategy,
+                       TraceSink* sink = nullptr);
   const StrategyRun& run(const Strategy& s, TraceSink* sink = nullptr, int pid = 1);
   Workload workload_for(const Strategy& s) const;
   const ModelConfig& model() const { return model_; }

@@ -1,4 +1,5 @@
 // overlapsim whatif --model M --hw H --phase P --tokens-per-gpu N --context C --ep E --strategy S
+#include "sim/analysis/explain.hpp"
 #include "sim/analysis/whatif.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
@@ -21,6 +22,7 @@ struct WhatIfOptions {
   std::string strategy;
   std::string baseline = "no-overlap";
   bool json = false;
+  bool explain = false;
   std::string trace;
 };
 
@@ -48,6 +50,14 @@ int run(const WhatIfOptions& o, CliContext& ctx) {
     throw InputError(
         "", 0, "--cuda-graphs",
         "DeepEP normal mode blocks the host on its counts and cannot be captured in a CUDA graph");
+  if (o.explain) {
+    const Explanation e = explain(r);
+    if (o.json)
+      write_explanation_json(ctx.out, e);
+    else
+      write_explanation(ctx.out, e);
+    return 0;
+  }
   const WhatIfResult res = run_whatif(r);
   if (o.json)
     write_whatif_json(ctx.out, res);
@@ -106,6 +116,9 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
       ->required();
   cmd->add_option("--baseline", o->baseline, "Strategy to compare against")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print one JSON object");
+  cmd->add_flag("--explain", o->explain,
+                "Also explain: the critical path by op, communication exposed per op, resource use "
+                "per stage");
   cmd->add_option("--trace", o->trace, "Write both runs to a Perfetto trace");
   cmd->callback([o, &ctx] { ctx.exit_code = run(*o, ctx); });
 }

@@ -4,7 +4,10 @@
 
 namespace ovs {
 
-Timeline::Timeline(const Program& p) : p_(p), kernels_(p.kernels.size()) {}
+Timeline::Timeline(const Program& p) : kernels_(p.kernels.size()) {
+  stream_of_.reserve(p.kernels.size());
+  for (const auto& k : p.kernels) stream_of_.push_back(k.stream);
+}
 
 void Timeline::on_host_action(double s, double e, int i, const HostAction&) {
   host_.push_back({s, e, i, false});
@@ -36,8 +39,7 @@ void Timeline::on_counters(double t, const Counters& c) {
 double Timeline::stream_busy_us(int stream) const {
   double busy = 0;
   for (size_t k = 0; k < kernels_.size(); ++k)
-    if (p_.kernels[k].stream == stream && kernels_[k].end_us >= 0)
-      busy += kernels_[k].duration_us();
+    if (stream_of_[k] == stream && kernels_[k].end_us >= 0) busy += kernels_[k].duration_us();
   return busy;
 }
 

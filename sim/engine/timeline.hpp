@@ -56,7 +56,7 @@ class Timeline : public Observer {
   double gpu_busy_us() const;
 
  private:
-  const Program& p_;
+  std::vector<int> stream_of_;  // per kernel (the timeline does not keep the program)
   std::vector<KernelRecord> kernels_;
   std::vector<HostSpan> host_;
   std::vector<CounterSample> counters_;

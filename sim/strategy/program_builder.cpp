@@ -17,6 +17,7 @@ struct StagedOp {
   int layer;
   const OpPlan* op;
   const LayerStrategy* strategy;
+  int stage_in_layer;  // yields before the op in its layer's list
 };
 
 class Builder {
@@ -80,14 +81,16 @@ class Builder {
         items = ls->items;
       else
         for (const auto& o : plan.ops) items.push_back(o.op);
+      int stage_in_layer = 0;
       for (const auto& item : items) {
         if (item == kYield) {
           if (!out.back().empty()) out.emplace_back();
+          ++stage_in_layer;
           continue;
         }
         const OpPlan* op = plan.find(item);
         if (!op) throw std::logic_error("layer plan lacks op " + item);
-        out.back().push_back({l, op, ls});
+        out.back().push_back({l, op, ls, ls ? stage_in_layer : -1});
       }
     }
     if (out.back().empty()) out.pop_back();
@@ -134,13 +137,15 @@ class Builder {
 
   int launch(const KernelCost& c, int stream, const KernelInfo& info, int sm_cap = 0) {
     KernelSpec k = c.spec(stream);
+    KernelInfo info_with_stage = info;
+    if (info.layer >= 0) info_with_stage.stage = cur_stage_;
     if (sm_cap > 0) k.sm_cap = k.sm_cap > 0 ? std::min(k.sm_cap, sm_cap) : sm_cap;
     k.op = info.op;
     k.micro_batch = info.micro_batch;
     if (info.comm && k.category.empty()) k.category = "comm";
     Program& p = out_.program;
     p.kernels.push_back(std::move(k));
-    out_.info.push_back(info);
+    out_.info.push_back(info_with_stage);
     const int id = static_cast<int>(p.kernels.size()) - 1;
     // Data in flight is not a host launch: it follows the send kernel by itself.
     std::optional<double> host_us;
@@ -162,6 +167,7 @@ class Builder {
 
   void run_op(const StagedOp& so, int m) {
     const OpPlan& op = *so.op;
+    cur_stage_ = so.stage_in_layer;
     const std::string label =
         std::string(m ? "B" : "A") + ".L" + std::to_string(so.layer) + "." + op.op;
     out_.host_issue.push_back(label);
@@ -280,6 +286,7 @@ class Builder {
   std::vector<std::vector<LayerPlan>> plans_;
   std::map<std::string, int> events_;
   std::set<std::string> recorded_;
+  int cur_stage_ = -1;
 };
 
 }  // namespace

@@ -18,6 +18,7 @@ struct KernelInfo {
   int micro_batch = 0;  // 0 = A (or the whole batch), 1 = B
   std::string kernel;   // name within its op
   bool comm = false;    // communication (DeepEP, collectives, transfers)
+  int stage = -1;       // stage within its layer's list (yields before its op); -1: none
 };
 
 struct BuiltProgram {
