@@ -1,12 +1,16 @@
-// overlapsim calibrate --base H --data CSV [--data CSV ...] --out FILE.yaml
+// overlapsim calibrate --base H [--bench DIR] [--data CSV ...] --out FILE.yaml
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "calibrate/fit/bench_checks.hpp"
+#include "calibrate/fit/bench_csv.hpp"
+#include "calibrate/fit/bench_fit.hpp"
 #include "calibrate/fit/fit_published.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
@@ -17,6 +21,7 @@ namespace {
 
 struct CalibrateOptions {
   std::string base;
+  std::string bench;  // folder of microbenchmark CSVs
   std::vector<std::string> data;
   std::string out;
   std::vector<std::string> only;  // fitted fields to keep (empty: all)
@@ -35,6 +40,24 @@ std::string today_utc() {
 std::string file_name(const std::string& path) {
   const auto slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The last component of a folder's path ("calibrate/results/h200-x/" -> "h200-x").
+std::string dir_name(const std::string& path) {
+  auto p = std::filesystem::path(path).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  const std::string name = p.filename().string();
+  return name.empty() || name == "." ? path : name;
+}
+
+void keep_only(const std::vector<std::string>& only, std::vector<FitReport>& reports) {
+  if (only.empty()) return;
+  for (auto& r : reports) {
+    std::vector<FittedField> kept;
+    for (auto& f : r.fields)
+      if (std::find(only.begin(), only.end(), f.path) != only.end()) kept.push_back(f);
+    r.fields = kept;
+  }
 }
 
 std::string slurp(const std::string& path) {
@@ -71,18 +94,28 @@ int run_calibrate(const CalibrateOptions& o, CliContext& ctx) {
     text = apply_fits(text, hw, {copy});
     hw = parse_hw_profile(yaml::load_string(text, start.file));
   }
+  if (!o.bench.empty()) {
+    // Microbenchmark CSVs: every file is checked before anything is fitted.
+    const BenchData data = read_bench_dir(o.bench);
+    const HwProfile before = hw;
+    BenchFitResult res = fit_bench(hw, data, dir_name(o.bench));
+    for (auto& f : res.families) {
+      std::vector<FitReport> one{f.report};
+      keep_only(o.only, one);
+      f.report = one.front();
+    }
+    print_bench_fit(ctx.out, res);
+    for (const auto& s : data.skipped) ctx.out << "  skipped " << s << "\n";
+    text = apply_fits(text, before, res.reports());
+    hw = parse_hw_profile(yaml::load_string(text, start.file));
+    print_bench_checks(ctx.out, bench_checks(hw, data));
+  }
   for (const auto& d : o.data) {
     const std::string provenance = fmt::format("overlapsim calibrate --base {} --data {} on {}",
                                                start.name, file_name(d), today_utc());
     const HwProfile before = hw;
     auto reports = fit_published(hw, d, provenance);
-    for (auto& r : reports) {
-      if (o.only.empty()) continue;
-      std::vector<FittedField> kept;
-      for (auto& f : r.fields)
-        if (std::find(o.only.begin(), o.only.end(), f.path) != o.only.end()) kept.push_back(f);
-      r.fields = kept;
-    }
+    keep_only(o.only, reports);
     ctx.out << fmt::format("{}:\n", d);
     if (reports.empty()) ctx.out << "  nothing in this file informs " << start.name << "\n";
     for (const auto& r : reports) {
@@ -109,12 +142,19 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("calibrate",
                                  "Fit a hardware profile's cost-model parameters "
                                  "(Levenberg-Marquardt, Eigen) to measurements:\n"
-                                 "published CSVs (DeepGEMM, DeepEP, FlashMLA headline figures, "
-                                 "gpus.csv MAMF rows). Writes the\n"
+                                 "the microbenchmark CSVs of calibrate/run-on-gpu.sh (--bench) "
+                                 "and published CSVs (DeepGEMM,\n"
+                                 "DeepEP, FlashMLA headline figures, gpus.csv MAMF rows). Writes "
+                                 "the\n"
                                  "profile with every fitted number's source saying how it was "
                                  "fitted, and prints a fit report.");
   cmd->add_option("--base", o->base, "Profile to start from (name or path)")->required();
-  cmd->add_option("--data", o->data, "Measurement CSV (repeatable)");
+  cmd->add_option("--bench", o->bench,
+                  "Folder of microbenchmark CSVs (gemm, hbm, l2, launch, concurrency; any may be\n"
+                  "absent): fits launch/event costs, kernel_min_us, HBM bandwidth and saturation "
+                  "SMs,\nL2 bandwidth and the GEMM model; checks L2 reuse and concurrent pairs "
+                  "through the engine");
+  cmd->add_option("--data", o->data, "Published measurement CSV (repeatable; after --bench)");
   cmd->add_option("--out", o->out, "Where to write the fitted profile")->required();
   cmd->add_option("--only", o->only, "Write only these fitted fields (profile paths, repeatable)");
   cmd->add_option(
