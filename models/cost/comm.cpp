@@ -125,10 +125,13 @@ KernelCost deepep_notify_cost(const HwProfile& hw, const DeepepShape& s) {
   k.category = "comm";
   k.fixed_sms = s.num_sms > 0 ? s.num_sms : hw.kernels.comm.deepep_normal_sms;
   k.work.ctas = k.fixed_sms;
-  // A few bytes of counts to every peer: latency-bound; one round over the slowest link used.
+  // A few bytes of counts to every peer and a barrier: an all-to-all signalling round like the
+  // low-latency kernels' (their fitted latency), over the slowest link used.
   const int link = r.nodes > 1 ? static_cast<int>(Link::rdma) : static_cast<int>(Link::nvlink);
   k.work.link_bytes[link] = 64.0 * s.routing.ep_size;
-  k.work.fixed_latency_us = hw.kernels.memory.kernel_min_us;
+  k.work.fixed_latency_us =
+      hw.kernels.comm.ll_latency_us +
+      hw.kernels.comm.ll_latency_per_log2_ep_us * std::log2(double(s.routing.ep_size));
   return k;
 }
 

@@ -147,6 +147,24 @@ std::vector<std::string> LayerBuilder::kernel_names(const std::string& type,
 }
 
 LayerPlan LayerBuilder::build(int layer, const MicroBatch& mb, const std::string& mb_name) const {
+  return plan(layer, mb, mb_name);
+}
+
+const LayerPlan& LayerBuilder::plan(int layer, const MicroBatch& mb,
+                                    const std::string& mb_name) const {
+  // Memoized: searches build many programs from the same layers.
+  std::string key = std::to_string(layer) + "|" + mb_name + "|" + std::to_string(mb.tokens) + "|" +
+                    std::to_string(mb.sequences);
+  for (const auto& s : mb.segments)
+    key += "|" + std::to_string(s.q_len) + "x" + std::to_string(s.kv_len) + "x" +
+           std::to_string(s.count);
+  auto it = memo_.find(key);
+  if (it != memo_.end()) return it->second;
+  return memo_.emplace(key, build_uncached(layer, mb, mb_name)).first->second;
+}
+
+LayerPlan LayerBuilder::build_uncached(int layer, const MicroBatch& mb,
+                                       const std::string& mb_name) const {
   LayerPlan p;
   p.index = layer;
   p.type = layer_type(layer);

@@ -2,6 +2,7 @@
 // Turns a model, a GPU and a micro-batch into each layer's ops and their kernels (with Work from
 // the cost models), following SGLang's operation vocabulary. The ops of a layer form a DAG
 // (op_graph); strategies may order them differently as long as they respect it.
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -52,6 +53,8 @@ class LayerBuilder {
   std::vector<std::string> kernel_names(const std::string& type, const std::string& op) const;
 
   LayerPlan build(int layer, const MicroBatch& mb, const std::string& mb_name) const;
+  // The same, memoized: valid as long as the builder lives.
+  const LayerPlan& plan(int layer, const MicroBatch& mb, const std::string& mb_name) const;
   std::vector<OpKernel> prologue(const MicroBatch& mb) const;  // embedding lookup
   std::vector<OpKernel> epilogue(const MicroBatch& mb) const;  // final norm, LM head
 
@@ -69,6 +72,8 @@ class LayerBuilder {
   const HwProfile& hw_;
   Workload w_;  // a copy: callers often pass a temporary
   std::vector<std::pair<std::string, OpGraph>> graphs_;
+  LayerPlan build_uncached(int layer, const MicroBatch& mb, const std::string& mb_name) const;
+  mutable std::map<std::string, LayerPlan> memo_;  // not shared between threads
 };
 
 }  // namespace ovs

@@ -17,6 +17,7 @@ void add_validate_command(CLI::App& app, CliContext& ctx);
 void add_calibrate_command(CLI::App& app, CliContext& ctx);
 void add_whatif_command(CLI::App& app, CliContext& ctx);
 void add_sweep_commands(CLI::App& app, CliContext& ctx);
+void add_search_command(CLI::App& app, CliContext& ctx);
 void add_import_trace_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace ovs

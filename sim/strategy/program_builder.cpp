@@ -50,7 +50,7 @@ class Builder {
     plans_.resize(mbs.size());
     for (size_t m = 0; m < mbs.size(); ++m)
       for (int l = 0; l < lb_.model().layers; ++l)
-        plans_[m].push_back(lb_.build(l, mbs[m], names[m]));
+        plans_[m].push_back(&lb_.plan(l, mbs[m], names[m]));
 
     // Embedding of the whole batch, before the split; LM head after the merge.
     const MicroBatch all = whole_batch(w);
@@ -73,7 +73,7 @@ class Builder {
   std::vector<std::vector<StagedOp>> stages(int m) {
     std::vector<std::vector<StagedOp>> out(1);
     for (int l = 0; l < lb_.model().layers; ++l) {
-      const LayerPlan& plan = plans_[m][l];
+      const LayerPlan& plan = *plans_[m][l];
       const bool fixed_dense = plan.type == "dense" && !s_.layers.count("dense");
       const LayerStrategy* ls = fixed_dense ? nullptr : &s_.for_type(plan.type);
       std::vector<std::string> items;
@@ -283,7 +283,7 @@ class Builder {
   const Strategy& s_;
   const HwProfile& hw_;
   BuiltProgram out_;
-  std::vector<std::vector<LayerPlan>> plans_;
+  std::vector<std::vector<const LayerPlan*>> plans_;
   std::map<std::string, int> events_;
   std::set<std::string> recorded_;
   int cur_stage_ = -1;

@@ -1,0 +1,86 @@
+// overlapsim search --model M --hw H --phase P --tokens-per-gpu N --context C --ep E [--out
+// best.yaml]
+#include "sim/cli/commands.hpp"
+#include "sim/core/error.hpp"
+#include "sim/search/search_run.hpp"
+
+namespace ovs {
+namespace {
+
+struct SearchOptions {
+  std::string model = "deepseek-v3", hw = "h800-sxm", phase = "decode";
+  long long tokens = 0, context = 0;
+  int ep = 0, gpus_per_node = 8;
+  double imbalance = 1.15;
+  std::string deepep_mode = "auto", cuda_graphs = "auto";
+  std::string against;
+  int top = 5;
+  double latency_bound_us = 0;
+  std::string out;
+};
+
+int run(const SearchOptions& o, CliContext& ctx) {
+  SearchRequest r;
+  r.base.model = o.model;
+  r.base.hw = o.hw;
+  Workload& w = r.base.workload;
+  w.phase = o.phase == "prefill" ? Phase::prefill : Phase::decode;
+  w.tokens_per_gpu = o.tokens;
+  w.context = o.context;
+  w.ep = o.ep;
+  w.gpus_per_node = o.gpus_per_node;
+  w.imbalance = o.imbalance;
+  if (o.cuda_graphs != "auto") w.cuda_graphs = o.cuda_graphs == "on";
+  if (o.deepep_mode != "auto") {
+    w.deepep_mode = o.deepep_mode == "normal" ? DeepepMode::normal : DeepepMode::low_latency;
+    r.base.deepep_mode_given = true;
+  }
+  r.base.strategy =
+      o.against.empty() ? (w.phase == Phase::prefill ? "tbo-prefill" : "tbo-decode") : o.against;
+  r.top = o.top;
+  r.latency_bound_us = o.latency_bound_us;
+  r.out_yaml = o.out;
+  const SearchReport rep = run_search(r);
+  write_search_report(ctx.out, rep, r);
+  return 0;
+}
+
+}  // namespace
+
+void add_search_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<SearchOptions>();
+  auto* cmd = app.add_subcommand("search",
+                                 "Search the strategy space for a model, GPU and workload: yield "
+                                 "positions in each layer type's\n"
+                                 "op list, where the shared experts go, delta stages 0-3, DeepGEMM "
+                                 "SMs, DeepEP mode, and (V4)\n"
+                                 "side streams. Prints the best strategies against SGLang's "
+                                 "shipped one; --out writes the best.");
+  cmd->add_option("--model", o->model, "Model")->capture_default_str();
+  cmd->add_option("--hw", o->hw, "Hardware profile")->capture_default_str();
+  cmd->add_option("--phase", o->phase, "prefill or decode")
+      ->check(CLI::IsMember({"prefill", "decode"}))
+      ->capture_default_str();
+  cmd->add_option("--tokens-per-gpu", o->tokens, "Prefill tokens or decode requests per GPU")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--context", o->context, "Prompt length or KV length")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--ep", o->ep, "Expert-parallel size")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node")->check(CLI::PositiveNumber);
+  cmd->add_option("--imbalance", o->imbalance, "Hottest rank's expert load over the mean");
+  cmd->add_option("--deepep-mode", o->deepep_mode, "normal, low_latency or auto (search both)")
+      ->check(CLI::IsMember({"normal", "low_latency", "auto"}));
+  cmd->add_option("--cuda-graphs", o->cuda_graphs, "on, off or auto")
+      ->check(CLI::IsMember({"on", "off", "auto"}));
+  cmd->add_option("--against", o->against,
+                  "Shipped strategy to compare with (default tbo-decode / tbo-prefill)");
+  cmd->add_option("--top", o->top, "Candidates kept per layer type")->check(CLI::PositiveNumber);
+  cmd->add_option("--latency-bound-us", o->latency_bound_us,
+                  "Rank by throughput among strategies within this forward time");
+  cmd->add_option("--out", o->out, "Write the best strategy as YAML (whatif accepts it)");
+  cmd->callback([o, &ctx] { ctx.exit_code = run(*o, ctx); });
+}
+
+}  // namespace ovs

@@ -1,0 +1,313 @@
+#include "sim/search/search_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include "sim/core/error.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/engine/kernel_model.hpp"
+#include "sim/io/atomic_file.hpp"
+
+namespace ovs {
+namespace {
+
+// A short model of one layer type: long enough for the micro-batch pipeline to reach its steady
+// state; the layer time is measured between the ends of layers 2 and 6.
+constexpr int kShortLayers = 6;
+constexpr int kMeasureFrom = 2, kMeasureTo = 5;
+
+// A model of `layers` layers all of one type (the steady state of that type).
+ModelConfig short_model(const ModelConfig& m, const std::string& type, const LayerBuilder& full) {
+  ModelConfig s = m;
+  s.layers = kShortLayers;
+  s.dense_layers = 0;
+  s.hash_layers = 0;
+  if (m.family == ModelFamily::v4) {
+    int ratio = 0;
+    for (int l = 0; l < m.layers; ++l)
+      if (full.layer_type(l) == type) ratio = m.compress_ratios[l];
+    s.compress_ratios.assign(kShortLayers, ratio);
+  }
+  return s;
+}
+
+// Records when each layer's last kernel ends (a lighter observer than a full timeline).
+class LayerEnds : public Observer {
+ public:
+  LayerEnds(const BuiltProgram& b, int layers) : b_(b), end_us(layers, 0.0) {}
+  void on_kernel_end(double t, int k) override {
+    const int l = b_.info[k].layer;
+    if (l >= 0 && l < int(end_us.size())) end_us[l] = std::max(end_us[l], t);
+  }
+
+ private:
+  const BuiltProgram& b_;
+
+ public:
+  std::vector<double> end_us;
+};
+
+// Evaluates candidates of one layer type on the short model; one layer builder per DeepEP mode
+// (their layer plans are memoized across candidates).
+class ShortModelEvaluator {
+ public:
+  ShortModelEvaluator(const ModelConfig& m, const HwProfile& hw, const Workload& w,
+                      const std::string& type, const SpaceOptions& opts)
+      : m_(m), hw_(hw), w_(w), type_(type), opts_(opts) {}
+
+  double operator()(const Candidate& c) {
+    const Strategy s = to_strategy("candidate", m_.family, {{type_, c}}, opts_);
+    LayerBuilder& lb = builder(c.mode);
+    try {
+      const BuiltProgram b = build_program(lb, s);
+      LayerEnds ends(b, m_.layers);
+      Engine(hw_.engine).run(b.program, &ends);
+      return (ends.end_us[kMeasureTo] - ends.end_us[kMeasureFrom]) / (kMeasureTo - kMeasureFrom);
+    } catch (const std::exception&) {
+      return std::numeric_limits<double>::infinity();
+    }
+  }
+
+  // Work of simulating a branch's program with a yield after every op, in host actions plus
+  // engine steps: both deterministic, both proportional to the time a candidate takes.
+  long long cost(const Candidate& branch) {
+    Candidate c = branch;
+    c.yield_after.assign(branch.ops.size(), 1);
+    try {
+      const BuiltProgram b =
+          build_program(builder(branch.mode), to_strategy("size", m_.family, {{type_, c}}, opts_));
+      const RunResult r = Engine(hw_.engine).run(b.program);
+      return static_cast<long long>(b.program.actions.size()) + r.steps;
+    } catch (const std::exception&) {
+      return 1;
+    }
+  }
+
+  // Lower bound of a branch: every candidate runs its compute-stream kernels one after another,
+  // alone at best: the smaller of that sum with the batch split (two-batch overlap) and whole
+  // (one batch) bounds every yield placement of the branch.
+  double bound(const Candidate& branch) {
+    double best = std::numeric_limits<double>::infinity();
+    for (bool tbo : {false, true}) {
+      Candidate c = branch;
+      c.tbo = tbo;
+      c.yield_after.assign(branch.ops.size(), 0);
+      c.yield_after.back() = 1;
+      const Strategy s = to_strategy("bound", m_.family, {{type_, c}}, opts_);
+      LayerBuilder& lb = builder(branch.mode);
+      try {
+        const BuiltProgram b = build_program(lb, s);
+        double compute = 0;
+        for (size_t i = 0; i < b.program.kernels.size(); ++i)
+          if (b.info[i].layer >= 0 && b.program.kernels[i].stream == 0)
+            compute += solo_breakdown(hw_.engine, b.program.kernels[i]).total_us();
+        best = std::min(best, compute / m_.layers);
+      } catch (const std::exception&) {
+      }
+    }
+    return best;
+  }
+
+ private:
+  LayerBuilder& builder(DeepepMode mode) {
+    auto it = builders_.find(mode);
+    if (it == builders_.end()) {
+      Workload w = w_;
+      w.deepep_mode = mode;
+      if (mode == DeepepMode::normal) w.cuda_graphs = false;
+      it = builders_.emplace(mode, std::make_unique<LayerBuilder>(m_, hw_, w)).first;
+    }
+    return *it->second;
+  }
+  const ModelConfig& m_;
+  const HwProfile& hw_;
+  Workload w_;
+  std::string type_;
+  const SpaceOptions& opts_;
+  std::map<DeepepMode, std::unique_ptr<LayerBuilder>> builders_;
+};
+
+std::vector<Candidate> branches_of(const LayerBuilder& lb, const std::string& type,
+                                   const SpaceOptions& opts) {
+  std::vector<Candidate> out;
+  for (const auto& order : op_orders(lb.canonical_ops(type), lb.op_graph(type)))
+    for (DeepepMode mode : opts.modes)
+      for (bool cap : {false, true}) {
+        if (cap && (mode != DeepepMode::normal || !opts.allow_deep_gemm_cap)) continue;
+        for (bool side : {false, true}) {
+          if (side && !opts.allow_side_streams) continue;
+          Candidate c;
+          c.ops = order;
+          c.yield_after.assign(order.size(), 0);
+          c.mode = mode;
+          c.deep_gemm_auto = cap;
+          c.side_streams = side;
+          out.push_back(c);
+        }
+      }
+  return out;
+}
+
+}  // namespace
+
+SearchReport run_search(const SearchRequest& req) {
+  SearchReport rep;
+  const ModelConfig model = load_model_config(req.base.model);
+  const HwProfile hw = load_hw_profile(req.base.hw);
+  require_kernel_params(hw);
+  const Workload& w = req.base.workload;
+  const LayerBuilder full(model, hw, w);
+  // DeepEP modes: the one asked for, else both where they can run (low-latency buffers hold a
+  // few hundred tokens per rank; normal mode cannot be captured in a CUDA graph).
+  SpaceOptions opts;
+  if (req.base.deepep_mode_given) {
+    opts.modes = {w.mode()};
+  } else {
+    if (w.tokens() <= 512) opts.modes.push_back(DeepepMode::low_latency);
+    if (!(w.cuda_graphs && *w.cuda_graphs)) opts.modes.push_back(DeepepMode::normal);
+  }
+  if (model.family == ModelFamily::v4) {
+    const Strategy plan = load_strategy("multistream", model.family);
+    opts.allow_side_streams = true;
+    opts.side_streams = plan.side_streams;
+    for (const auto& type : full.layer_types())
+      opts.side_plans[type] = plan.for_type(type).placement;
+  }
+  std::vector<std::pair<std::string, Candidate>> best_per_type;
+  for (const auto& type : full.layer_types()) {
+    if (type == "dense") continue;
+    const SpaceOptions& topts = opts;
+    const ModelConfig sm = short_model(model, type, full);
+    ShortModelEvaluator eval(sm, hw, w, type, topts);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto branches = branches_of(full, type, topts);
+    // The budget is in simulation work (host actions and engine steps, machine-independent):
+    // layer types whose programs take more work get fewer candidates.
+    long long cost = 1;
+    for (const auto& b : branches) cost = std::max(cost, eval.cost(b));
+    const long long budget = std::clamp<long long>(req.budget_work / cost, 100, req.max_candidates);
+    LayerSearch ls = search_layer(
+        branches, [&](const Candidate& c) { return eval(c); },
+        [&](const Candidate& c) { return eval.bound(c); }, req.top, budget);
+    rep.seconds_per_type.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (ls.top.empty())
+      throw InputError("", 0, "search", "no candidate of layer type " + type + " could run");
+    best_per_type.push_back({type, ls.top.front().c});
+    rep.per_type.push_back({type, std::move(ls)});
+  }
+
+  // Full model: the best per type, the runners-up of the first type combined with the best of
+  // the others, and the shipped strategy - ranked by forward time (or throughput within a bound).
+  const Strategy baseline = load_strategy(req.base.baseline, model.family);
+  WhatIfSession session(model, hw, w, req.base.deepep_mode_given);
+  rep.baseline_us = session.run(baseline).stats.total_us;
+  auto rank = [&](const Strategy& s, const std::string& desc) {
+    const ProgramStats& st = session.run(s).stats;
+    return RankedStrategy{s, st.total_us, st.tokens_per_s_per_gpu, desc};
+  };
+  // Candidates for the full model: the best of every kind on the first layer type, each with the
+  // other types' best of the same kind (or their overall best), and the overall bests.
+  std::vector<std::vector<std::pair<std::string, Candidate>>> combos{best_per_type};
+  for (const auto& first : rep.per_type.front().second.best_by_kind) {
+    auto combo = best_per_type;
+    combo.front().second = first.c;
+    for (size_t t = 1; t < combo.size(); ++t)
+      for (const auto& other : rep.per_type[t].second.best_by_kind)
+        if (kind_of(other.c) == kind_of(first.c)) {
+          combo[t].second = other.c;
+          break;
+        }
+    combos.push_back(combo);
+  }
+  for (auto& combo : combos) {
+    for (auto& [t, c] : combo) {
+      c.delta = combo.front().second.delta;
+      c.mode = combo.front().second.mode;
+      c.deep_gemm_auto = combo.front().second.deep_gemm_auto;
+      c.tbo = combo.front().second.tbo;
+      if (!c.tbo) c.yield_after.assign(c.ops.size(), 0);
+    }
+    std::string desc;
+    for (const auto& [t, c] : combo)
+      desc += (desc.empty() ? "" : "; ") + t + ": " + c.describe() +
+              (c.tbo ? fmt::format(" (delta {})", c.delta) : std::string(" (one batch)")) +
+              (c.side_streams ? " + side streams" : "");
+    desc += fmt::format(", DeepEP {}{}",
+                        combo.front().second.mode == DeepepMode::normal ? "normal" : "low-latency",
+                        combo.front().second.deep_gemm_auto ? ", GEMMs on SMs - DeepEP SMs" : "");
+    rep.ranked.push_back(rank(to_strategy("searched", model.family, combo, opts), desc));
+  }
+  const Strategy shipped = load_strategy(req.base.strategy, model.family);
+  rep.shipped = rank(shipped, "SGLang's shipped '" + shipped.name + "'");
+  rep.ranked.push_back(rep.shipped);
+  const double bound = req.latency_bound_us;
+  std::stable_sort(rep.ranked.begin(), rep.ranked.end(),
+                   [&](const RankedStrategy& a, const RankedStrategy& b) {
+                     if (bound > 0) {
+                       const bool ia = a.forward_us <= bound, ib = b.forward_us <= bound;
+                       if (ia != ib) return ia;
+                       return a.tokens_per_s_per_gpu > b.tokens_per_s_per_gpu;
+                     }
+                     return a.forward_us < b.forward_us;
+                   });
+  const RankedStrategy& best = rep.ranked.front();
+  Strategy named = best.strategy;
+  named.name = "searched-" + model.name;
+  rep.best_yaml = strategy_yaml(
+      named,
+      fmt::format(
+          "Found by overlapsim search for {} on {}, {} {} {} per GPU, context {}, EP {}.\n{}\n"
+          "Forward {:.1f} us against {:.1f} us for SGLang's '{}' and {:.1f} us without overlap.",
+          model.name, hw.name, w.phase == Phase::prefill ? "prefill" : "decode", w.tokens_per_gpu,
+          w.phase == Phase::prefill ? "tokens" : "requests", w.context, w.ep, best.description,
+          best.forward_us, rep.shipped.forward_us, shipped.name, rep.baseline_us));
+  if (!req.out_yaml.empty()) {
+    AtomicFile f(req.out_yaml);
+    f.stream() << rep.best_yaml;
+    f.commit();
+  }
+  return rep;
+}
+
+void write_search_report(std::ostream& out, const SearchReport& s, const SearchRequest& r) {
+  for (size_t i = 0; i < s.per_type.size(); ++i) {
+    const auto& [type, ls] = s.per_type[i];
+    out << fmt::format(
+        "layer type {}: {} of {} candidates simulated ({}, {} of {} branches pruned by bound) in "
+        "{:.3f} s\n",
+        type, ls.stats.evaluated, ls.stats.space,
+        ls.stats.exhaustive ? "exhaustive" : "beam search", ls.stats.pruned_branches,
+        ls.stats.branches, s.seconds_per_type[i]);
+    for (size_t k = 0; k < std::min<size_t>(3, ls.top.size()); ++k)
+      out << fmt::format(
+          "  {:>10.1f} us/layer  {}{}\n", ls.top[k].us, ls.top[k].c.describe(),
+          ls.top[k].c.tbo ? fmt::format(" (delta {})", ls.top[k].c.delta) : " (one batch)");
+  }
+  out << fmt::format("\nfull model, {}:\n",
+                     r.latency_bound_us > 0
+                         ? fmt::format("by throughput within {:.0f} us", r.latency_bound_us)
+                         : std::string("by forward time"));
+  out << fmt::format("  {:>12} {:>10} {:>10}  {}\n", "forward us", "vs SGLang", "tokens/s",
+                     "strategy");
+  for (const auto& x : s.ranked)
+    out << fmt::format("  {:>12.1f} {:>+9.1f}% {:>10.0f}  {}\n", x.forward_us,
+                       100 * (s.shipped.forward_us / x.forward_us - 1), x.tokens_per_s_per_gpu,
+                       x.description);
+  const auto& best = s.ranked.front();
+  out << fmt::format(
+      "\nbest: {:.1f} us, {} SGLang's shipped strategy by {:.1f} % ({:.1f} us); no overlap: {:.1f} "
+      "us\n",
+      best.forward_us, best.forward_us <= s.shipped.forward_us ? "beats or matches" : "loses to",
+      100 * (s.shipped.forward_us / best.forward_us - 1), s.shipped.forward_us - best.forward_us,
+      s.baseline_us);
+  if (!r.out_yaml.empty()) out << "wrote " << r.out_yaml << "\n";
+}
+
+}  // namespace ovs

@@ -1,0 +1,44 @@
+#pragma once
+// `overlapsim search`: the best strategy for a model, GPU and workload, layer type by layer type
+// on a short model of that type (its steady-state layer time), then the best few checked on the
+// full model against SGLang's shipped strategy.
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/analysis/whatif.hpp"
+#include "sim/search/searcher.hpp"
+
+namespace ovs {
+
+struct SearchRequest {
+  WhatIfRequest base;  // model, hw, workload, baseline; strategy: the shipped one to beat
+  int top = 5;
+  double latency_bound_us = 0;  // > 0: rank by throughput among strategies within the bound
+  std::string out_yaml;         // where to write the best strategy
+  // Work per layer type: host actions plus engine steps simulated in all (sized to about 0.8 s
+  // on a 2-core 2026 machine), at most max_candidates candidates.
+  long long budget_work = 1000000;
+  long long max_candidates = 1000;
+};
+
+struct RankedStrategy {
+  Strategy strategy;
+  double forward_us = 0;
+  double tokens_per_s_per_gpu = 0;
+  std::string description;
+};
+
+struct SearchReport {
+  std::vector<std::pair<std::string, LayerSearch>> per_type;
+  std::vector<double> seconds_per_type;
+  std::vector<RankedStrategy> ranked;  // full model, best first (the shipped one included)
+  RankedStrategy shipped;
+  double baseline_us = 0;
+  std::string best_yaml;
+};
+
+SearchReport run_search(const SearchRequest& r);
+void write_search_report(std::ostream& out, const SearchReport& s, const SearchRequest& r);
+
+}  // namespace ovs
