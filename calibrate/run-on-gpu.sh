@@ -1,30 +1,46 @@
 #!/usr/bin/env bash
-# Builds overlapsim's CUDA microbenchmarks and runs the whole suite on this machine's GPU.
+# Builds overlapsim's CUDA microbenchmarks, runs the whole suite on this machine's GPU, then fits
+# a hardware profile to the results.
 #
-#   bash calibrate/run-on-gpu.sh [--quick]      (from the repository root, or anywhere)
+#   bash calibrate/run-on-gpu.sh [--quick] [--base PROFILE]     (from the repository root, or anywhere)
 #
-# Builds calibrate/ on its own (CMake + Ninja, Release, into build-gpu/; needs only CMake, a C++20
-# compiler and the CUDA Toolkit, no network), then runs every family and writes the CSVs to
-# calibrate/results/<gpu-name>-<UTC date>/. --quick takes 5 repetitions per point instead of 20.
-# On an H200 the build takes about a minute and the suite a few minutes.
+# Writes calibrate/results/<gpu-name>-<UTC time>/: <family>.csv and <family>.log for launch, hbm,
+# l2, gemm and concurrency, nvidia-smi.txt, and - when overlapsim itself builds here -
+# fitted-profile.yaml (overlapsim calibrate --bench <that folder> --base PROFILE), fit-report.txt
+# and validate-{base,fitted}.txt (overlapsim validate <that folder> with each profile).
+# PROFILE defaults to the shipped profile of this GPU (h200-sxm, h100-sxm, h800-sxm, b200; else
+# h200-sxm). --quick takes 5 repetitions per point instead of 20. Needs CMake, Ninja, a C++20
+# compiler and the CUDA Toolkit, no network; overlapsim's own libraries (scripts/install-deps.sh)
+# only for the fit. Family timeouts are cut so that all end within 7 minutes of the start (build
+# included); the fit takes seconds, so the whole run ends within 8.
 set -euo pipefail
 
+usage="usage: bash calibrate/run-on-gpu.sh [--quick] [--base PROFILE]"
 quick=()
-case "${1:-}" in
-  "") ;;
-  --quick) quick=(--quick) ;;
-  -h | --help)
-    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
-    exit 0
-    ;;
-  *)
-    echo "run-on-gpu.sh: unknown argument '$1' (usage: bash calibrate/run-on-gpu.sh [--quick])" >&2
-    exit 2
-    ;;
-esac
+base=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=(--quick) ;;
+    --base)
+      [ $# -ge 2 ] || { echo "run-on-gpu.sh: --base needs a profile name or path ($usage)" >&2; exit 2; }
+      base="$2"
+      shift
+      ;;
+    -h | --help)
+      sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    *)
+      echo "run-on-gpu.sh: unknown argument '$1' ($usage)" >&2
+      exit 2
+      ;;
+  esac
+  shift
+done
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo_root"
+deadline_s=420 # every family ends within this many seconds of the start
 
 if ! command -v nvidia-smi > /dev/null 2>&1; then
   echo "run-on-gpu.sh: nvidia-smi not found: this needs a machine with an NVIDIA GPU and its driver" >&2
@@ -48,21 +64,51 @@ for tool in cmake ninja; do
     exit 1
   fi
 done
-
-build_dir="$repo_root/build-gpu"
-echo "== building overlapsim_microbench in $build_dir (nvcc: $nvcc_path)"
-mkdir -p "$build_dir"
-cmake -S calibrate -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CUDA_COMPILER="$nvcc_path" -DCUDAToolkit_ROOT="$(dirname "$(dirname "$nvcc_path")")" \
-  > "$build_dir/configure.log" 2>&1 || {
-  cat "$build_dir/configure.log" >&2
-  echo "run-on-gpu.sh: CMake configure failed (log above)" >&2
-  exit 1
-}
-cmake --build "$build_dir" --target overlapsim_microbench
-bench="$build_dir/overlapsim_microbench"
+cuda_flags=(-DCMAKE_CUDA_COMPILER="$nvcc_path" -DCUDAToolkit_ROOT="$(dirname "$(dirname "$nvcc_path")")")
 
 slug="$(printf '%s' "$gpu_name" | tr '[:upper:]' '[:lower:]' | tr -cs 'a-z0-9' '-' | sed 's/^-//; s/-$//')"
+if [ -z "$base" ]; then
+  case "$slug" in
+    *h200*) base=h200-sxm ;;
+    *h100*) base=h100-sxm ;;
+    *h800*) base=h800-sxm ;;
+    *b200*) base=b200 ;;
+    *) base=h200-sxm ;;
+  esac
+fi
+
+# overlapsim and the microbenchmarks in one build (the top-level CMakeLists adds calibrate/ when
+# it finds the CUDA Toolkit); without overlapsim's libraries, the microbenchmarks alone.
+build_dir="$repo_root/build-gpu"
+overlapsim=""
+if [ -f "$build_dir/CMakeCache.txt" ] &&
+  grep -q "^CMAKE_HOME_DIRECTORY:INTERNAL=$repo_root/calibrate\$" "$build_dir/CMakeCache.txt"; then
+  rm -rf "$build_dir/CMakeCache.txt" "$build_dir/CMakeFiles" # an older microbenchmark-only build
+fi
+mkdir -p "$build_dir"
+echo "== building overlapsim and overlapsim_microbench in $build_dir (nvcc: $nvcc_path)"
+if cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOVS_BUILD_TESTS=OFF \
+  -DOVS_BUILD_BENCH=OFF -DOVS_BUILD_MICROBENCH=ON "${cuda_flags[@]}" \
+  > "$build_dir/configure.log" 2>&1 && grep -q "overlapsim_microbench" "$build_dir/build.ninja"; then
+  cmake --build "$build_dir" --target overlapsim overlapsim_microbench
+  bench="$build_dir/calibrate/overlapsim_microbench"
+  overlapsim="$build_dir/overlapsim"
+else
+  echo "run-on-gpu.sh: overlapsim does not configure here with the microbenchmarks (missing" \
+    "libraries? see $build_dir/configure.log; scripts/install-deps.sh installs them): building" \
+    "the microbenchmarks alone; fit the CSVs elsewhere with overlapsim calibrate --bench" >&2
+  bench_build="$repo_root/build-gpu-bench"
+  mkdir -p "$bench_build"
+  cmake -S calibrate -B "$bench_build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${cuda_flags[@]}" \
+    > "$bench_build/configure.log" 2>&1 || {
+    cat "$bench_build/configure.log" >&2
+    echo "run-on-gpu.sh: CMake configure failed (log above)" >&2
+    exit 1
+  }
+  cmake --build "$bench_build" --target overlapsim_microbench
+  bench="$bench_build/overlapsim_microbench"
+fi
+
 out_dir="$repo_root/calibrate/results/${slug}-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out_dir"
 nvidia-smi -q > "$out_dir/nvidia-smi.txt" 2>&1 || true
@@ -70,18 +116,44 @@ echo "== $gpu_name -> $out_dir"
 
 failed=()
 for family in launch hbm l2 gemm concurrency; do
-  echo "== $family"
-  if ! timeout 300 "$bench" --family "$family" --out "$out_dir" ${quick[@]+"${quick[@]}"} 2>&1 |
+  left=$((deadline_s - SECONDS))
+  if [ "$left" -lt 20 ]; then
+    failed+=("$family")
+    echo "run-on-gpu.sh: $family not run: the 8-minute budget is spent (${SECONDS} s so far)" >&2
+    continue
+  fi
+  limit=$((left < 300 ? left : 300))
+  echo "== $family (at most ${limit} s)"
+  if ! timeout "$limit" "$bench" --family "$family" --out "$out_dir" ${quick[@]+"${quick[@]}"} 2>&1 |
     tee "$out_dir/$family.log"; then
     failed+=("$family")
     echo "run-on-gpu.sh: $family failed (see $out_dir/$family.log)" >&2
   fi
 done
 
+fit_status=0
+if [ -n "$overlapsim" ]; then
+  echo
+  echo "== overlapsim calibrate --bench $out_dir --base $base"
+  if "$overlapsim" calibrate --bench "$out_dir" --base "$base" \
+    --out "$out_dir/fitted-profile.yaml" > "$out_dir/fit-report.txt" 2>&1; then
+    cat "$out_dir/fit-report.txt"
+    "$overlapsim" validate "$out_dir" --hw "$base" > "$out_dir/validate-base.txt" 2>&1 || true
+    echo "== overlapsim validate $out_dir --hw fitted-profile.yaml (validate-base.txt: $base as shipped)"
+    "$overlapsim" validate "$out_dir" --hw "$out_dir/fitted-profile.yaml" 2>&1 |
+      tee "$out_dir/validate-fitted.txt" || fit_status=1
+  else
+    fit_status=1
+    cat "$out_dir/fit-report.txt" >&2
+    echo "run-on-gpu.sh: the fit failed (above)" >&2
+  fi
+fi
+
 echo
-echo "CSVs in $out_dir:"
+echo "Results in $out_dir (${SECONDS} s):"
 ls -l "$out_dir"
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "run-on-gpu.sh: failed families: ${failed[*]}" >&2
   exit 1
 fi
+exit "$fit_status"

@@ -193,7 +193,6 @@ double max_measured(const std::vector<const Measurement*>& rows) {
 }
 
 void fit_launch(HwProfile& hw, const BenchData& d, BenchFitResult& res) {
-  static const std::vector<Measurement> none;
   const auto all = launch_measurements(d);
   struct One {
     std::string family, path;
