@@ -44,6 +44,9 @@ struct CsvFile {
 };
 
 CsvFile load(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw InputError(path, 0, "", "is a directory, expected a CSV file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open file for reading");
   std::ostringstream buf;
@@ -70,12 +73,13 @@ CsvFile load(const std::string& path) {
     const std::string value = trim(body.substr(colon + 1));
     if (key_line.count(key)) continue;  // repeated keys (note: ...): the first counts
     key_line[key] = lineno;
-    auto whole = [&](const std::string& field) {
+    auto whole = [&](const std::string& field, double max) {
       char* end = nullptr;
       const double v = std::strtod(value.c_str(), &end);
-      if (end == value.c_str() || *end != '\0' || !std::isfinite(v) || v < 0)
-        throw InputError(path, lineno, field,
-                         "expected a non-negative number, got '" + value + "'");
+      if (end == value.c_str() || *end != '\0' || !std::isfinite(v) || v < 0 || v > max)
+        throw InputError(
+            path, lineno, field,
+            fmt::format("expected a non-negative number up to {:g}, got '{}'", max, value));
       return v;
     };
     if (key == "gpu") {
@@ -90,9 +94,9 @@ CsvFile load(const std::string& path) {
     } else if (key == "command") {
       f.meta.command = value;
     } else if (key == "sm_count") {
-      f.meta.sm_count = static_cast<int>(whole("sm_count"));
+      f.meta.sm_count = static_cast<int>(whole("sm_count", 1e6));
     } else if (key == "l2_bytes") {
-      f.meta.l2_bytes = whole("l2_bytes");
+      f.meta.l2_bytes = whole("l2_bytes", 1e15);
     }
   }
   if (f.meta.gpu.empty())
@@ -158,6 +162,8 @@ void read_gemm(const CsvFile& f, BenchData& d) {
       std::smatch mt;
       const std::string tile = r.text(i, "tile");
       if (std::regex_match(tile, mt, tile_re)) {
+        if (mt[1].length() > 6 || mt[2].length() > 6)
+          r.fail(i, "tile", "expected a CTA tile such as 128x256, got '" + tile + "'");
         g.tile_n = std::stoi(mt[1]);  // cuBLAS m = output features
         g.tile_m = std::stoi(mt[2]);  // cuBLAS n = tokens
       }

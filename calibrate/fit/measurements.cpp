@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "models/cost/attention.hpp"
 #include "models/cost/comm.hpp"
@@ -40,6 +41,33 @@ double solo_us(const HwProfile& hw, const std::vector<KernelCost>& kernels) {
 
 namespace {
 
+// Fields the cost models take as they are: shapes are whole numbers >= 1, measured times and
+// rates positive. InputError naming the file, line and column otherwise.
+constexpr double kMaxShape = 1 << 30;
+
+std::int64_t whole(const CsvTable& t, size_t i, const std::string& column, double max = kMaxShape) {
+  const double v = t.number(i, column);
+  if (v != std::floor(v) || v < 1 || v > max)
+    throw InputError(
+        t.file(), t.line_of(i), column,
+        fmt::format("expected a whole number in [1, {:.0f}], got '{}'", max, t.at(i, column)));
+  return static_cast<std::int64_t>(v);
+}
+
+std::optional<std::int64_t> optional_whole(const CsvTable& t, size_t i, const std::string& column,
+                                           double max = kMaxShape) {
+  if (!t.maybe_number(i, column)) return std::nullopt;
+  return whole(t, i, column, max);
+}
+
+double positive(const CsvTable& t, size_t i, const std::string& column) {
+  const double v = t.number(i, column);
+  if (!(v > 0))
+    throw InputError(t.file(), t.line_of(i), column,
+                     "expected a positive number, got '" + t.at(i, column) + "'");
+  return v;
+}
+
 DataFamily detect(const CsvTable& t) {
   if (t.has("kind") && t.has("groups") && t.has("tflops") && t.has("source_commit"))
     return DataFamily::deepgemm;
@@ -60,10 +88,10 @@ void load_deepgemm(const CsvTable& t, const HwProfile& hw, const SelectOptions& 
     if (!hw.matches_gpu(t.at(i, "gpu"))) continue;
     if (!o.all_versions && t.at(i, "source_commit") != latest) continue;
     GemmShape s;
-    s.groups = static_cast<int>(t.number(i, "groups"));
-    s.m = static_cast<std::int64_t>(t.number(i, "m"));
-    s.n = static_cast<std::int64_t>(t.number(i, "n"));
-    s.k = static_cast<std::int64_t>(t.number(i, "k"));
+    s.groups = static_cast<int>(whole(t, i, "groups", 4096));
+    s.m = whole(t, i, "m");
+    s.n = whole(t, i, "n");
+    s.k = whole(t, i, "k");
     s.dtype = Dtype::fp8;
     const std::string kind = t.at(i, "kind");
     if (kind == "dense_normal")
@@ -76,7 +104,7 @@ void load_deepgemm(const CsvTable& t, const HwProfile& hw, const SelectOptions& 
       out.skipped.push_back(fmt::format("line {}: GEMM kind '{}' not modelled", line, kind));
       continue;
     }
-    const double tflops = t.number(i, "tflops");
+    const double tflops = positive(t, i, "tflops");
     Measurement m;
     m.family = "deepgemm";
     m.line = line;
@@ -105,19 +133,19 @@ void load_deepep(const CsvTable& t, const HwProfile& hw, const SelectOptions& o,
     DeepepShape s;
     s.mode = cls == "normal" ? DeepepMode::normal : DeepepMode::low_latency;
     s.op = t.at(i, "op") == "combine" ? CommOp::combine : CommOp::dispatch;
-    s.tokens = static_cast<std::int64_t>(t.number(i, "tokens_per_batch"));
-    s.hidden = static_cast<int>(t.number(i, "hidden"));
-    s.routing.topk = static_cast<int>(t.number(i, "topk"));
-    s.routing.ep_size = static_cast<int>(t.number(i, "num_ep"));
+    s.tokens = whole(t, i, "tokens_per_batch");
+    s.hidden = static_cast<int>(whole(t, i, "hidden", 1 << 20));
+    s.routing.topk = static_cast<int>(whole(t, i, "topk", 256));  // of the 256 experts below
+    s.routing.ep_size = static_cast<int>(whole(t, i, "num_ep", 256));
     s.routing.gpus_per_node = 8;
     s.routing.experts = 256;
     const int nodes = (s.routing.ep_size + 7) / 8;
     // DeepEP's tests limit each token to min(nodes, 4) nodes (groups = nodes).
-    if (auto g = t.maybe_number(i, "topk_groups"); g && nodes > 1) {
+    if (auto g = optional_whole(t, i, "topk_groups", 256); g && nodes > 1) {
       s.routing.groups = nodes;
       s.routing.topk_groups = std::min<int>(nodes, static_cast<int>(*g));
     }
-    if (auto sms = t.maybe_number(i, "num_sms")) s.num_sms = static_cast<int>(*sms);
+    if (auto sms = optional_whole(t, i, "num_sms", 4096)) s.num_sms = static_cast<int>(*sms);
     s.dispatch_dtype = t.at(i, "dispatch_dtype") == "BF16" ? Dtype::bf16 : Dtype::fp8;
     Measurement m;
     m.line = line;
@@ -125,10 +153,10 @@ void load_deepep(const CsvTable& t, const HwProfile& hw, const SelectOptions& o,
     m.label = fmt::format("{} {} EP{} {} tokens", cls, t.at(i, "op"), s.routing.ep_size, s.tokens);
     if (s.mode == DeepepMode::normal) {
       // DeepEP reports logical bytes / time: the time is the logical bytes over the bandwidth.
-      const double gbps = t.number(i, "bandwidth_gbps");
+      const double gbps = positive(t, i, "bandwidth_gbps");
       m.measured_us = deepep_cost(hw, s).logical_bytes / (gbps * 1e3);
     } else {
-      m.measured_us = t.number(i, "latency_us");
+      m.measured_us = positive(t, i, "latency_us");
     }
     m.predict_us = [s](const HwProfile& h) { return solo_us(h, deepep_cost(h, s).kernels); };
     out.rows.push_back(std::move(m));
@@ -140,6 +168,7 @@ void load_flashmla(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) 
     const int line = t.line_of(i);
     if (!hw.matches_gpu(t.at(i, "gpu"))) continue;
     auto ms = t.maybe_number(i, "time_ms");
+    if (ms) ms = positive(t, i, "time_ms");
     if (!ms) {
       out.skipped.push_back(
           fmt::format("line {}: headline figure without a shape (used by calibrate)", line));
@@ -152,12 +181,12 @@ void load_flashmla(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) 
     }
     AttentionShape s;
     s.kind = AttentionKind::mla_decode;
-    s.batch = static_cast<std::int64_t>(t.number(i, "b"));
-    s.q_len = static_cast<std::int64_t>(t.number(i, "s_q"));
-    s.kv_len = static_cast<std::int64_t>(t.number(i, "mean_sk"));
-    s.heads = static_cast<int>(t.number(i, "h_q"));
-    s.d_qk = static_cast<int>(t.number(i, "d_qk"));
-    s.d_v = static_cast<int>(t.number(i, "d_v"));
+    s.batch = whole(t, i, "b");
+    s.q_len = whole(t, i, "s_q");
+    s.kv_len = whole(t, i, "mean_sk");
+    s.heads = static_cast<int>(whole(t, i, "h_q", 1 << 20));
+    s.d_qk = static_cast<int>(whole(t, i, "d_qk", 1 << 20));
+    s.d_v = static_cast<int>(whole(t, i, "d_v", 1 << 20));
     s.kv_bytes_per_token = 2.0 * s.d_qk;  // BF16 KV cache
     Measurement m;
     m.family = "flashmla";

@@ -17,18 +17,22 @@ namespace {
 
 using Json = nlohmann::json;
 
-// Reads another streambuf in 1 MiB blocks and knows how many bytes the parser has taken, so
-// that an error can name its byte offset.
+// Reads another streambuf in 1 MiB blocks and knows how many bytes (and lines) the parser has
+// taken, so that an error can name its line and byte offset.
 class CountingBuf : public std::streambuf {
  public:
   explicit CountingBuf(std::streambuf* src) : src_(src), buf_(1 << 20) {}
   long long offset() const { return before_ + (gptr() - eback()); }
+  int line() const {
+    return static_cast<int>(lines_before_ + std::count(eback(), gptr(), '\n') + 1);
+  }
   bool at_end() { return sgetc() == traits_type::eof(); }
 
  protected:
   int_type underflow() override {
     if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
     before_ += egptr() - eback();
+    lines_before_ += std::count(eback(), egptr(), '\n');
     const std::streamsize n = src_->sgetn(buf_.data(), static_cast<std::streamsize>(buf_.size()));
     char* b = buf_.data();
     setg(b, b, b + (n > 0 ? n : 0));
@@ -39,6 +43,7 @@ class CountingBuf : public std::streambuf {
   std::streambuf* src_;
   std::vector<char> buf_;
   long long before_ = 0;
+  long long lines_before_ = 0;
 };
 
 bool iequals(const std::string& a, const char* b) {
@@ -129,6 +134,7 @@ struct PendingEvent {
 struct Failure {
   std::string field;
   std::string message;
+  int line = 0;
 };
 
 // Containers the handler is inside of. `skip` is any subtree it does not read.
@@ -245,7 +251,7 @@ class Handler final : public nlohmann::json_sax<Json> {
     const long long at = std::min(static_cast<long long>(position), buf_.offset());
     std::string msg = "invalid JSON at byte " + std::to_string(at) + ": " + what;
     if (buf_.at_end()) msg += " (the file ends early: truncated?)";
-    failure = Failure{current_path(), msg};
+    failure = Failure{current_path(), msg, buf_.line()};
     return false;
   }
 
@@ -258,7 +264,7 @@ class Handler final : public nlohmann::json_sax<Json> {
   }
 
   bool fail(std::string field, std::string message) {
-    if (!failure) failure = Failure{std::move(field), std::move(message)};
+    if (!failure) failure = Failure{std::move(field), std::move(message), buf_.line()};
     return false;
   }
 
@@ -418,7 +424,9 @@ KinetoTrace read_kineto_trace(std::istream& in, const std::string& label) {
   Json::sax_parse(counted, &handler);
   out.bytes = buf.offset();
   out.events = handler.events();
-  if (handler.failure) throw InputError(label, 0, handler.failure->field, handler.failure->message);
+  if (handler.failure)
+    throw InputError(label, handler.failure->line, handler.failure->field,
+                     handler.failure->message);
   if (!handler.saw_events)
     throw InputError(label, 0, "traceEvents",
                      "no 'traceEvents' array: not a Chrome/Kineto trace (" +

@@ -12,6 +12,10 @@ namespace {
 using yaml::Map;
 using yaml::Value;
 
+// More host actions than this (after repeats) is a mistake, not a program: it would take
+// gigabytes to hold.
+constexpr long long kMaxActions = 10'000'000;
+
 void read_accesses(const Value& v, std::vector<TensorAccess>& out) {
   for (const auto& item : v.items()) {
     Map m(item, {"tensor", "bytes"});
@@ -148,10 +152,27 @@ class Parser {
       p_.actions.push_back({a, {}});
     } else {
       Map r(v, {"count", "body"});
-      const long long n = r.required("count").integer(1, 1000000);
+      const Value count = r.required("count");
+      const long long n = count.integer(1, 1000000);
       const Value body = r.required("body");
       if (body.items().empty()) body.fail("empty repeat body");
-      for (long long i = 0; i < n; ++i) parse_actions(body);
+      // The body is read once, then copied: nested repeats multiply, so the size is checked
+      // before anything is copied.
+      const size_t first = p_.actions.size();
+      parse_actions(body);
+      const size_t len = p_.actions.size() - first;
+      if (double(first) + double(n) * double(len) > double(kMaxActions))
+        count.fail("too many actions: the program would have more than " +
+                   std::to_string(kMaxActions) + " after its repeats");
+      for (long long i = 1; i < n; ++i)
+        for (size_t a = first; a < first + len; ++a) {
+          HostAction copy = p_.actions[a];
+          if (auto* l = std::get_if<LaunchAction>(&copy.step)) {
+            p_.kernels.push_back(p_.kernels[static_cast<size_t>(l->kernel)]);
+            l->kernel = static_cast<int>(p_.kernels.size()) - 1;
+          }
+          p_.actions.push_back(std::move(copy));
+        }
     }
   }
 

@@ -1,6 +1,7 @@
 #include "sim/strategy/strategy.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "sim/core/error.hpp"
@@ -54,7 +55,7 @@ const LayerStrategy& Strategy::for_type(const std::string& type) const {
   if (it != layers.end()) return it->second;
   it = layers.find("default");
   if (it != layers.end()) return it->second;
-  throw InputError(file, 0, "layers",
+  throw InputError(file, layers_line, "layers",
                    "no operations for layer type '" + type + "' and no 'default'");
 }
 
@@ -65,9 +66,10 @@ Strategy parse_strategy(const yaml::Value& root) {
               {"name", "model_family", "description", "source", "two_batch_overlap",
                "tbo_delta_stages", "deep_gemm_num_sms", "deepep_mode", "side_streams", "layers"});
   s.name = m.required("name").str();
-  s.family = m.required("model_family").choice({"deepseek-v3", "deepseek-v4"}) == "deepseek-v4"
-                 ? ModelFamily::v4
-                 : ModelFamily::v3;
+  const yaml::Value family = m.required("model_family");
+  s.family_line = family.line();
+  s.family = family.choice({"deepseek-v3", "deepseek-v4"}) == "deepseek-v4" ? ModelFamily::v4
+                                                                            : ModelFamily::v3;
   if (auto d = m.optional("description")) s.description = d->str();
   if (auto d = m.optional("source")) d->str();
   if (auto t = m.optional("two_batch_overlap")) s.two_batch_overlap = t->boolean();
@@ -98,6 +100,7 @@ Strategy parse_strategy(const yaml::Value& root) {
       s.side_streams.push_back(name);
     }
   auto lv = m.required("layers");
+  s.layers_line = lv.line();
   yaml::Map lm(lv, {"default", "moe", "dense", "swa", "csa", "hca"});
   for (const auto& key : lm.keys()) s.layers[key] = parse_layer(lm.required(key));
   if (s.layers.empty()) lv.fail("no layer type");
@@ -113,7 +116,7 @@ Strategy load_strategy(const std::string& name_or_path, ModelFamily family) {
   }
   Strategy s = parse_strategy(yaml::load_file(path));
   if (s.family != family)
-    throw InputError(path, 1, "model_family",
+    throw InputError(path, s.family_line, "model_family",
                      "strategy '" + s.name + "' is for another model family");
   return s;
 }
@@ -168,15 +171,27 @@ void check_strategy(const Strategy& s, const LayerBuilder& b) {
     }
     const std::string problem = b.op_graph(type).check_order(ops);
     if (!problem.empty()) throw InputError(s.file, l.line, field, problem);
-    // Placement: known op and kernel, declared stream, waits on events recorded somewhere.
-    std::set<std::string> recorded{"op_start"};
-    for (const auto& p : l.placement)
-      for (const auto& r : p.record) recorded.insert(r);
-    for (const auto& p : l.placement) {
-      const std::string where = "layers." + type + ".placement";
-      if (std::find(vocab.begin(), vocab.end(), p.op) == vocab.end())
+    // Placement: known op and kernel, declared stream, each (op, kernel) placed once, waits on
+    // events recorded by a kernel that runs before (in the layer's op order, then the op's
+    // kernel order); "prev:" names the previous layer's record, "op_start" the op's input.
+    const std::string placement_key = s.layers.count(type) ? type : std::string("default");
+    auto position = [&](const Placement& p) {
+      const auto op = std::find(ops.begin(), ops.end(), p.op);
+      const auto names = b.kernel_names(type, p.op);
+      const auto k = std::find(names.begin(), names.end(), p.kernel);
+      return std::make_pair(op - ops.begin(), k - names.begin());
+    };
+    std::map<std::string, std::pair<long, long>> first_record;  // event -> earliest recorder
+    for (size_t i = 0; i < l.placement.size(); ++i) {
+      const Placement& p = l.placement[i];
+      const std::string where = "layers." + placement_key + ".placement[" + std::to_string(i) + "]";
+      if (std::find(vocab.begin(), vocab.end(), p.op) == vocab.end()) {
+        const std::string near = yaml::did_you_mean(p.op, vocab);
         throw InputError(s.file, p.line, where + ".op",
-                         "unknown op '" + p.op + "'; valid ops: " + yaml::join(vocab));
+                         "unknown op '" + p.op + "'" +
+                             (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                             "; valid ops: " + yaml::join(vocab));
+      }
       const auto names = b.kernel_names(type, p.op);
       if (std::find(names.begin(), names.end(), p.kernel) == names.end())
         throw InputError(s.file, p.line, where + ".kernel",
@@ -189,12 +204,37 @@ void check_strategy(const Strategy& s, const LayerBuilder& b) {
             s.file, p.line, where + ".stream",
             "unknown stream '" + p.stream + "'; declare it in side_streams (declared: " +
                 (s.side_streams.empty() ? std::string("none") : yaml::join(s.side_streams)) + ")");
+      for (size_t j = 0; j < i; ++j)
+        if (l.placement[j].op == p.op && l.placement[j].kernel == p.kernel)
+          throw InputError(s.file, p.line, where,
+                           "kernel '" + p.kernel + "' of op '" + p.op +
+                               "' placed twice (also at "
+                               "placement[" +
+                               std::to_string(j) + "])");
+      for (const auto& r : p.record) {
+        auto [it, inserted] = first_record.try_emplace(r, position(p));
+        if (!inserted) it->second = std::min(it->second, position(p));
+      }
+    }
+    for (size_t i = 0; i < l.placement.size(); ++i) {
+      const Placement& p = l.placement[i];
+      const std::string where = "layers." + placement_key + ".placement[" + std::to_string(i) + "]";
       for (const auto& w : p.wait) {
-        const std::string name = w.rfind("prev:", 0) == 0 ? w.substr(5) : w;
-        if (!recorded.count(name))
+        if (w == "op_start") continue;
+        const bool prev = w.rfind("prev:", 0) == 0;
+        const std::string name = prev ? w.substr(5) : w;
+        auto rec = first_record.find(name);
+        if (rec == first_record.end())
           throw InputError(
               s.file, p.line, where + ".wait",
               "wait on event '" + name + "' that no placement records (it could never fire)");
+        // In the same layer, a wait before the record would wait forever (a cycle).
+        if (!prev && !(rec->second < position(p)))
+          throw InputError(s.file, p.line, where + ".wait",
+                           "wait on event '" + name + "', which is recorded later in the layer ('" +
+                               ops[static_cast<size_t>(rec->second.first)] +
+                               "'): the kernel would wait for itself (a cycle); use 'prev:" + name +
+                               "' for the previous layer's");
       }
     }
   }

@@ -43,6 +43,8 @@ struct Strategy {
   std::optional<DeepepMode> deepep_mode;
   std::vector<std::string> side_streams;
   std::map<std::string, LayerStrategy> layers;  // by layer type; "default" for the others
+  int family_line = 1;                          // lines of model_family and layers, for errors
+  int layers_line = 1;
 
   const LayerStrategy& for_type(const std::string& type) const;
 };

@@ -7,6 +7,7 @@
 #include "sim/analysis/whatif.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/csv_reader.hpp"
+#include "sim/io/data_paths.hpp"
 #include "sim/io/yaml_override.hpp"
 
 namespace ovs {
@@ -210,40 +211,54 @@ std::string PointEvaluator::rows(long long index) {
 }
 
 void check_sweep_names(const SweepSpec& spec) {
-  std::set<std::string> models, gpus;
-  auto collect = [&](const std::string& field, std::set<std::string>& out) {
-    if (spec.base.count(field)) out.insert(spec.base.at(field));
-    for (const auto& a : spec.axes)
-      if (a.field == field) out.insert(a.values.begin(), a.values.end());
+  // Each name with where the spec gives it: a base field or an axis.
+  struct Use {
+    std::string name, field;
+    int line;
   };
-  collect("model", models);
-  collect("hw", gpus);
-  for (const auto& g : gpus) {
-    try {
-      load_hw_profile(g);
-    } catch (const InputError& e) {
-      throw InputError(spec.file, 0, "hw", e.what());
+  auto uses = [&](const std::string& field) {
+    std::vector<Use> out;
+    if (spec.base.count(field)) {
+      const auto line = spec.lines.find("base." + field);
+      out.push_back(
+          {spec.base.at(field), "base." + field, line == spec.lines.end() ? 0 : line->second});
     }
+    for (size_t i = 0; i < spec.axes.size(); ++i)
+      if (spec.axes[i].field == field)
+        for (const auto& v : spec.axes[i].values)
+          out.push_back({v, "axes[" + std::to_string(i) + "].values", spec.axes[i].line});
+    return out;
+  };
+  auto line_of = [&](const std::string& key) {
+    const auto it = spec.lines.find(key);
+    return it == spec.lines.end() ? 0 : it->second;
+  };
+  // An unknown name is the spec's error; a shipped or given file that does not load is that
+  // file's own error, which names it.
+  auto resolve = [&](const Use& u, const std::string& folder, const std::string& what) {
+    try {
+      resolve_data_file(u.name, folder, what);
+    } catch (const NameError& e) {
+      throw InputError(spec.file, u.line, u.field, e.what());
+    }
+  };
+  std::set<std::string> done;
+  for (const auto& u : uses("hw")) {
+    resolve(u, "hw_profiles", "hardware profile");
+    if (done.insert("hw/" + u.name).second) load_hw_profile(u.name);
   }
-  for (const auto& m : models) {
-    ModelConfig mc;
-    try {
-      mc = load_model_config(m);
-    } catch (const InputError& e) {
-      throw InputError(spec.file, 0, "model", e.what());
-    }
-    for (const auto& s : spec.strategies) {
-      try {
-        load_strategy(s, mc.family);
-      } catch (const InputError& e) {
-        throw InputError(spec.file, 0, "strategies", e.what());
-      }
-    }
-    try {
-      load_strategy(spec.baseline, mc.family);
-    } catch (const InputError& e) {
-      throw InputError(spec.file, 0, "baseline", e.what());
-    }
+  for (const auto& u : uses("model")) {
+    resolve(u, "models/configs", "model");
+    if (!done.insert("model/" + u.name).second) continue;
+    const ModelConfig mc = load_model_config(u.name);
+    const std::string dir =
+        mc.family == ModelFamily::v4 ? "strategies/deepseek-v4" : "strategies/deepseek-v3";
+    for (size_t i = 0; i < spec.strategies.size(); ++i)
+      resolve({spec.strategies[i], "strategies[" + std::to_string(i) + "]", line_of("strategies")},
+              dir, "strategy");
+    resolve({spec.baseline, "baseline", line_of("baseline")}, dir, "strategy");
+    for (const auto& s : spec.strategies) load_strategy(s, mc.family);
+    load_strategy(spec.baseline, mc.family);
   }
 }
 

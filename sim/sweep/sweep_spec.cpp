@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <memory>
 #include <set>
 
 #include "sim/core/error.hpp"
@@ -28,6 +30,25 @@ bool known_field(const std::string& f) {
          f.rfind("model.", 0) == 0;
 }
 
+// More points than this is a mistake (a trillion what-ifs would run for years), and the point
+// count must stay far from overflowing.
+constexpr double kMaxPoints = 1e12;
+
+// A what-if field's value, checked as the what-if command checks its flag: integers >= 1,
+// imbalance >= 1, the enumerations by name; hw.* and model.* overrides are checked when the
+// profile or config is read.
+std::string field_value(const std::string& field, const yaml::Value& v) {
+  if (kIntegerFields.count(field)) return std::to_string(v.integer(1));
+  if (field == "imbalance") {
+    v.number({1, std::numeric_limits<double>::infinity(), false});
+    return v.str();
+  }
+  if (field == "phase") return v.choice({"prefill", "decode"});
+  if (field == "cuda_graphs") return v.choice({"on", "off", "auto", "true", "false"});
+  if (field == "deepep_mode") return v.choice({"normal", "low_latency", "auto"});
+  return v.str();
+}
+
 std::string number_text(double v, bool integer) {
   if (integer) return std::to_string(static_cast<long long>(std::llround(v)));
   return fmt::format("{}", v);
@@ -48,17 +69,13 @@ Axis parse_axis(const yaml::Value& v) {
   const bool integer = kIntegerFields.count(a.field) > 0;
   if (m.has("values") == m.has("range")) v.fail("an axis has exactly one of 'values' or 'range'");
   if (auto vals = m.optional("values")) {
-    for (const auto& item : vals->items()) {
-      if (integer)
-        a.values.push_back(std::to_string(item.integer(1)));
-      else
-        a.values.push_back(item.str());
-    }
+    for (const auto& item : vals->items()) a.values.push_back(field_value(a.field, item));
     if (a.values.empty()) vals->fail("an axis needs at least one value");
   } else {
     yaml::Map r(m.required("range"), {"from", "to", "steps", "scale"});
-    const double from = r.required("from").number(yaml::kPositive);
-    const double to = r.required("to").number(yaml::kPositive);
+    const yaml::NumberRange range = integer ? yaml::NumberRange{1, 1e15, false} : yaml::kPositive;
+    const double from = r.required("from").number(range);
+    const double to = r.required("to").number(range);
     const long long steps = r.required("steps").integer(1, 100000);
     const bool log = r.has("scale") && r.required("scale").choice({"linear", "log"}) == "log";
     if (to < from) r.required("to").fail("must be >= from");
@@ -119,6 +136,7 @@ SweepSpec parse_sweep_spec(const yaml::Value& root) {
             {"cuda_graphs", "auto"}, {"deepep_mode", "auto"}, {"decode_q_len", "1"}};
   auto bv = m.required("base");
   if (!bv.is_map()) bv.fail("expected a map of what-if fields");
+  std::set<std::string> seen;
   for (const auto& kv : bv.raw()) {
     const std::string key = kv.first.Scalar();
     const int line = kv.first.Mark().line + 1;
@@ -127,19 +145,34 @@ SweepSpec parse_sweep_spec(const yaml::Value& root) {
       throw InputError(s.file, line, "base." + key,
                        "unknown field" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
     }
+    if (!seen.insert(key).second) throw InputError(s.file, line, "base." + key, "duplicate key");
     if (!kv.second.IsScalar())
       throw InputError(s.file, line, "base." + key, "expected a single value");
-    s.base[key] = kv.second.Scalar();
+    const yaml::Value value(std::make_shared<const std::string>(s.file), kv.second, "base." + key,
+                            line);
+    s.base[key] = field_value(key, value);
+    s.lines["base." + key] = line;
   }
-  if (auto av = m.optional("axes"))
-    for (const auto& item : av->items()) s.axes.push_back(parse_axis(item));
+  if (auto av = m.optional("axes")) {
+    double points = 1;
+    for (const auto& item : av->items()) {
+      s.axes.push_back(parse_axis(item));
+      points *= double(s.axes.back().values.size());
+    }
+    if (points > kMaxPoints)
+      av->fail(fmt::format("too many points ({:.3g}; at most {:.0e})", points, kMaxPoints));
+  }
   if (auto c = m.optional("combine")) s.zip = c->choice({"cartesian", "zip"}) == "zip";
   if (s.zip)
     for (const auto& a : s.axes)
       if (a.values.size() != s.axes.front().values.size())
         throw InputError(s.file, a.line, "axes", "zipped axes need the same number of values");
-  if (auto b = m.optional("baseline")) s.baseline = b->str();
+  if (auto b = m.optional("baseline")) {
+    s.baseline = b->str();
+    s.lines["baseline"] = b->line();
+  }
   auto sv = m.required("strategies");
+  s.lines["strategies"] = sv.line();
   for (const auto& item : sv.items()) s.strategies.push_back(item.str());
   if (s.strategies.empty()) sv.fail("at least one strategy");
   for (const char* f : {"model", "hw", "tokens_per_gpu", "context", "ep"}) {

@@ -24,6 +24,8 @@ struct SweepSpec {
   bool zip = false;
   std::string baseline = "no-overlap";
   std::vector<std::string> strategies;
+  // Lines of "base.<field>", "baseline" and "strategies" in the file (for errors found later).
+  std::map<std::string, int> lines;
 
   long long points() const;
   // Every field's value at a point (base, then the axes).
