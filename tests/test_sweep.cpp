@@ -220,3 +220,20 @@ TEST_CASE("bad sweep specs: one line with file, line and field; no output file",
       "8}\nstrategies: [sbo]\n",
       "base.ep");
 }
+
+TEST_CASE("a full disk or an unwritable output directory is reported, not ignored",
+          "[sweep][faults]") {
+  const std::string spec = write_spec("faults.yaml", kSpec);
+  const CliResult dir = cli({"sweep", spec, "--out", "/nonexistent-dir/results.csv", "-q"});
+  CHECK(dir.code == 2);
+  CHECK(dir.err.find("/nonexistent-dir/results.csv") != std::string::npos);
+  // /dev/full accepts the open and fails every write with ENOSPC.
+  const CliResult full = cli({"sweep", spec, "--out", "/dev/full", "-q"});
+  CHECK(full.code == 2);
+  CHECK(full.err.find("/dev/full") != std::string::npos);
+  CHECK(std::count(full.err.begin(), full.err.end(), '\n') == 1);
+  const CliResult trace =
+      cli({"run", source_path("strategies/examples/seed-v4-prefill-attention.yaml"), "--trace",
+           "/nonexistent-dir/trace.json"});
+  CHECK(trace.code == 2);
+}
