@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <streambuf>
@@ -21,7 +22,8 @@ using Json = nlohmann::json;
 // taken, so that an error can name its line and byte offset.
 class CountingBuf : public std::streambuf {
  public:
-  explicit CountingBuf(std::streambuf* src) : src_(src), buf_(1 << 20) {}
+  // The block is not zeroed: only what sgetn wrote is ever read (a small file touches one page).
+  explicit CountingBuf(std::streambuf* src) : src_(src), buf_(new char[kBlock]) {}
   long long offset() const { return before_ + (gptr() - eback()); }
   int line() const {
     return static_cast<int>(lines_before_ + std::count(eback(), gptr(), '\n') + 1);
@@ -33,15 +35,16 @@ class CountingBuf : public std::streambuf {
     if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
     before_ += egptr() - eback();
     lines_before_ += std::count(eback(), egptr(), '\n');
-    const std::streamsize n = src_->sgetn(buf_.data(), static_cast<std::streamsize>(buf_.size()));
-    char* b = buf_.data();
+    const std::streamsize n = src_->sgetn(buf_.get(), kBlock);
+    char* b = buf_.get();
     setg(b, b, b + (n > 0 ? n : 0));
     return n > 0 ? traits_type::to_int_type(*gptr()) : traits_type::eof();
   }
 
  private:
   std::streambuf* src_;
-  std::vector<char> buf_;
+  static constexpr std::streamsize kBlock = 1 << 20;
+  std::unique_ptr<char[]> buf_;
   long long before_ = 0;
   long long lines_before_ = 0;
 };
@@ -73,7 +76,8 @@ struct Scalar {
   // An integer id: an integer, an integral float, or a string ending in digits ("stream 7").
   std::optional<long long> id() const {
     if (kind == integer) return i;
-    if (kind == real && std::isfinite(d) && d == std::floor(d)) return static_cast<long long>(d);
+    if (kind == real && std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e18)
+      return static_cast<long long>(d);
     if (kind == text) {
       size_t e = s.size();
       while (e > 0 && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
