@@ -98,7 +98,7 @@ TEST_CASE("a sweep's rows equal the same points run one by one with whatif", "[s
   }
 }
 
-TEST_CASE("-j1 and -j2 give identical bytes", "[sweep]") {
+TEST_CASE("a sweep on 1 and on 2 threads gives identical bytes", "[sweep]") {
   const std::string spec = write_spec("j.yaml", kSpec);
   REQUIRE(cli({"sweep", spec, "--out", tmp("j1.csv").string(), "-j", "1", "-q"}).code == 0);
   REQUIRE(cli({"sweep", spec, "--out", tmp("j2.csv").string(), "-j", "2", "-q"}).code == 0);
