@@ -2,7 +2,8 @@
 # The two commands of the README:
 #   ./setup.sh demo   install dependencies, build, run the main job on a shipped default
 #   ./setup.sh test   install dependencies, build, run every test
-# BUILD_DIR (default build/) and BUILD_TYPE (default Release) may be set in the environment.
+# BUILD_DIR (default build/), BUILD_TYPE (default Release), CMAKE_ARGS and CTEST_ARGS may be set
+# in the environment (.ci/run uses them for its sanitizer pass).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -20,6 +21,6 @@ cmake --build "$build_dir" -j "$jobs"
 
 case "$mode" in
   demo) scripts/demo.sh "$build_dir/overlapsim" ;;
-  test) ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" ;;
+  test) ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" ${CTEST_ARGS:-} ;;
   build) ;;
 esac

@@ -7,7 +7,7 @@
 #
 # Targets: program hw_profile model_config strategy sweep_spec csv trace. Each starts from its
 # seed corpus (fuzz/corpus/<target>/) plus what earlier runs found (build-fuzz/fuzz-out/corpus/),
-# with fuzz/dict/. A crash, sanitizer report, timeout (10 s) or memory blow-up (2 GiB) stops the
+# with fuzz/dict/. A crash, sanitizer report, timeout (10 s) or memory blow-up (an allocation over 2 GiB, or 4 GiB in all) stops the
 # target and leaves its input in build-fuzz/fuzz-out/<target>-crash-*; the summary lists them.
 # Needs clang and libclang-rt-14-dev: scripts/install-deps.sh --with-fuzz. Not run by CI.
 set -euo pipefail
@@ -37,7 +37,7 @@ run_one() {
   mkdir -p "$out/corpus/$t"
   # The working corpus first (new inputs go there), then the committed seeds (read only).
   OVERLAPSIM_HOME="$PWD" ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    "build-fuzz/fuzz/fuzz_$t" -runs="$runs" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+    "build-fuzz/fuzz/fuzz_$t" -runs="$runs" -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=2048 -max_len=16384 \
     -dict="$(dict_of "$t")" -print_final_stats=1 -artifact_prefix="$out/$t-" \
     "$out/corpus/$t" "fuzz/corpus/$t" </dev/null >"$out/$t.log" 2>&1 || true
 }
