@@ -4,7 +4,7 @@
 #
 #   bash calibrate/run-on-gpu.sh [--quick] [--base PROFILE]     (from the repository root, or anywhere)
 #
-# Writes calibrate/results/<gpu-name>-<UTC time>/: <family>.csv and <family>.log for launch, hbm,
+# Writes calibrate/data/<gpu-name>-<UTC time>/: <family>.csv and <family>.log for launch, hbm,
 # l2, gemm and concurrency, nvidia-smi.txt, and - when overlapsim itself builds here -
 # fitted-profile.yaml (overlapsim calibrate --bench <that folder> --base PROFILE), fit-report.txt
 # and validate-{base,fitted}.txt (overlapsim validate <that folder> with each profile).
@@ -109,7 +109,7 @@ else
   bench="$bench_build/overlapsim_microbench"
 fi
 
-out_dir="$repo_root/calibrate/results/${slug}-$(date -u +%Y%m%dT%H%M%SZ)"
+out_dir="$repo_root/calibrate/data/${slug}-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out_dir"
 nvidia-smi -q > "$out_dir/nvidia-smi.txt" 2>&1 || true
 echo "== $gpu_name -> $out_dir"
