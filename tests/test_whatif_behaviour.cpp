@@ -138,6 +138,27 @@ TEST_CASE("with very fast links and no RDMA the gain of two-batch overlap shrink
   CHECK(gain("72") < gain("8"));
 }
 
+TEST_CASE("a bigger batch never makes the forward faster", "[behaviour]") {
+  // More tokens mean at least as many bytes and FLOPs in every kernel, so neither the baseline nor
+  // an overlapped forward may get shorter when the batch doubles. (This caught mHC's pre kernel
+  // sized one CTA per token: 8 decode tokens held one SM and the V4 forward got 1.3 % faster
+  // at 16.)
+  for (const char* model : {"deepseek-v3", "deepseek-v4-pro"})
+    for (const char* phase : {"decode", "prefill"}) {
+      double last_base = 0, last_over = 0;
+      for (const char* tokens : {"1", "2", "4", "8", "16", "32", "64", "128"}) {
+        INFO(model << " " << phase << " " << tokens << " tokens per GPU");
+        const auto j =
+            whatif({"--model", model, "--hw", "h800-sxm", "--phase", phase, "--tokens-per-gpu",
+                    tokens, "--context", "4096", "--ep", "32", "--strategy", "sbo"});
+        CHECK(j["baseline_us"].get<double>() >= last_base);
+        CHECK(j["overlapped_us"].get<double>() >= last_over);
+        last_base = j["baseline_us"].get<double>();
+        last_over = j["overlapped_us"].get<double>();
+      }
+    }
+}
+
 TEST_CASE("whatif answers for every model, GPU, phase and shipped strategy", "[whatif][slow]") {
   for (const char* model : {"deepseek-v3", "deepseek-v4-flash", "deepseek-v4-pro"}) {
     const std::string dir =

@@ -120,7 +120,11 @@ KernelCost mhc_pre_cost(const HwProfile& hw, std::int64_t tokens, int dim, int h
   const double write = t * dim * 2;
   const double flops =
       2 * t * wide * mixes + t * sinkhorn_iters * hc * hc * 4.0 + t * wide * 2 + 4 * t * dim;
-  return named(hw, {"mhc_pre", read, write, flops, tokens, 0, {}, {}});
+  // The grid is sized by bytes, not capped at one CTA per token: the mixing weights (read once,
+  // whatever the batch) are split over CTAs along the hc x dim axis, so a decode batch of a few
+  // tokens still spreads the kernel over many SMs. (Capped per token, 8 tokens held one SM and the
+  // layer got faster when the batch doubled.)
+  return named(hw, {"mhc_pre", read, write, flops, 0, 0, {}, {}});
 }
 
 KernelCost mhc_post_cost(const HwProfile& hw, std::int64_t tokens, int dim, int hc) {
