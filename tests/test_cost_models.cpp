@@ -166,3 +166,17 @@ TEST_CASE("a one-CTA scan holds a single SM", "[memory]") {
   CHECK(c.work.ctas == 1);
   CHECK(solo_breakdown(test_gpu().engine, c.spec()).sms == 1);
 }
+
+TEST_CASE("a memory-bound kernel's grid stops at a full GPU, however many bytes", "[memory]") {
+  // Found by fuzzing (fuzz/regressions/model_config/): 4.8e31 bytes made ceil(bytes / bytes per
+  // CTA) overflow the integer grid. The grid is capped at sm_count x ctas_per_sm (and at one CTA
+  // per row for row-wise kernels) before the cast.
+  const HwProfile& gpu = test_gpu();
+  const std::int64_t full = std::int64_t(gpu.engine.sm_count) * gpu.kernels.memory.ctas_per_sm;
+  MemoryKernelShape s{"huge", 1e35, 1e35, 0, 0, 0, {}, {}};
+  CHECK(memory_kernel(gpu, s).work.ctas == full);
+  s.rows = 3;
+  CHECK(memory_kernel(gpu, s).work.ctas == 3);
+  s = {"empty", 0, 0, 0, 0, 0, {}, {}};
+  CHECK(memory_kernel(gpu, s).work.ctas == 1);
+}

@@ -18,13 +18,16 @@ int whole(const yaml::Map& m, const std::string& key, long long lo = 0) {
 }
 
 double real(const yaml::Map& m, const std::string& key) {
+  // Positive and, like the integer fields, at most 2^30: no real model is larger, and the cost
+  // models multiply these by tokens and layers.
+  const yaml::NumberRange range{0, double(1LL << 30), true};
   auto v = m.required(key);
   if (v.is_map()) {
     yaml::Map s(v, {"value", "source", "note"});
     s.required("source").str();
-    return s.required("value").number(yaml::kPositive);
+    return s.required("value").number(range);
   }
-  return v.number(yaml::kPositive);
+  return v.number(range);
 }
 
 }  // namespace
@@ -111,7 +114,9 @@ ModelConfig parse_model_config(const yaml::Value& root) {
   return c;
 }
 
-ModelConfig load_model_config(const std::string& name_or_path) { return load_model_config(name_or_path, {}); }
+ModelConfig load_model_config(const std::string& name_or_path) {
+  return load_model_config(name_or_path, {});
+}
 
 ModelConfig load_model_config(const std::string& name_or_path,
                               const std::vector<std::pair<std::string, std::string>>& overrides) {

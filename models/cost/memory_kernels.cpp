@@ -18,10 +18,12 @@ KernelCost memory_kernel(const HwProfile& hw, const MemoryKernelShape& s) {
   const double bytes = s.read_bytes + s.write_bytes;
   std::int64_t ctas = s.ctas;
   if (ctas <= 0) {
-    ctas = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(bytes / p.bytes_per_cta)));
-    if (s.rows > 0) ctas = std::min(ctas, s.rows);
-    // Grid-stride kernels stop growing the grid once every SM is full.
-    ctas = std::min<std::int64_t>(ctas, std::int64_t(hw.engine.sm_count) * p.ctas_per_sm);
+    // Grid-stride kernels stop growing the grid once every SM is full; row-wise kernels have at
+    // most one CTA per row. Capped in floating point before the cast (bytes may be huge).
+    double cap = double(hw.engine.sm_count) * p.ctas_per_sm;
+    if (s.rows > 0) cap = std::min(cap, double(s.rows));
+    ctas =
+        static_cast<std::int64_t>(std::max(1.0, std::min(std::ceil(bytes / p.bytes_per_cta), cap)));
   }
   w.ctas = ctas;
   w.ctas_per_sm = p.ctas_per_sm;
