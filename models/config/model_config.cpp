@@ -7,20 +7,22 @@
 namespace ovs {
 namespace {
 
+// Every number of a model config is at most 2^30: no real model is larger, and the cost models
+// multiply these by tokens and layers.
+constexpr long long kMaxField = 1LL << 30;
+
 int whole(const yaml::Map& m, const std::string& key, long long lo = 0) {
   auto v = m.required(key);
   if (v.is_map()) {
     yaml::Map s(v, {"value", "source", "note"});
     s.required("source").str();
-    return static_cast<int>(s.required("value").integer(lo, 1LL << 30));
+    return static_cast<int>(s.required("value").integer(lo, kMaxField));
   }
-  return static_cast<int>(v.integer(lo, 1LL << 30));
+  return static_cast<int>(v.integer(lo, kMaxField));
 }
 
 double real(const yaml::Map& m, const std::string& key) {
-  // Positive and, like the integer fields, at most 2^30: no real model is larger, and the cost
-  // models multiply these by tokens and layers.
-  const yaml::NumberRange range{0, double(1LL << 30), true};
+  const yaml::NumberRange range{0, double(kMaxField), true};
   auto v = m.required(key);
   if (v.is_map()) {
     yaml::Map s(v, {"value", "source", "note"});
