@@ -25,6 +25,11 @@ struct Workload {
   std::optional<bool> cuda_graphs;        // default: on for decode, off for prefill
   std::optional<DeepepMode> deepep_mode;  // default: normal for prefill, low-latency for decode
   int decode_q_len = 1;                   // query tokens per request per step (MTP: 2)
+  // SGLang's --ep-num-redundant-experts: extra physical copies of hot experts (EPLB). Physical
+  // experts = routed + redundant; EP must divide them.
+  int redundant_experts = 0;
+
+  int physical_experts(int routed_experts) const { return routed_experts + redundant_experts; }
 
   bool graphs() const { return cuda_graphs.value_or(phase == Phase::decode); }
   DeepepMode mode() const {
