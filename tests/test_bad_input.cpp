@@ -6,6 +6,7 @@
 // file and the line (and the field where there is one), and no output file left behind.
 // Cases already covered elsewhere (test_cli_run, test_profiles_and_validation,
 // test_whatif_behaviour, test_sweep, test_bench_fit, test_import_trace) are not repeated here.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -38,6 +39,13 @@ std::string edit(std::string text, const std::string& from, const std::string& t
 }
 
 // `text` cut in the middle of the line holding `marker`, right after it.
+// The 1-based line of the first occurrence of `needle` (so a test follows edits to the file).
+int line_of(const std::string& text, const std::string& needle) {
+  const size_t at = text.find(needle);
+  if (at == std::string::npos) return -1;
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+}
+
 std::string cut_after(const std::string& text, const std::string& marker) {
   const auto at = text.find(marker);
   REQUIRE(at != std::string::npos);
@@ -129,20 +137,18 @@ void check_all(const std::vector<Case>& cases) {
 
 const std::vector<std::string> kRun{"run", "{in}", "--trace", "{out}"};
 
-const std::
-    string
-        kProgram =
-            "hardware: h800-sxm\n"             // 1
-            "launch_mode: eager\n"             // 2
-            "streams:\n"                       // 3
-            "  - compute\n"                    // 4
-            "  - {name: side, priority: 1}\n"  // 5
-            "program:\n"                       // 6
-            "  - launch: {name: gemm, stream: compute, work: {tensor_flops: {bf16: 1.0e9}, ctas: "
-            "64}}\n"                                                              // 7
-            "  - record: {event: done, stream: compute}\n"                        // 8
-            "  - wait: {event: done, stream: side}\n"                             // 9
-            "  - launch: {name: after, stream: side, duration_us: 5, sms: 8}\n";  // 10
+const std::string kProgram =
+    "hardware: h800-sxm\n"             // 1
+    "launch_mode: eager\n"             // 2
+    "streams:\n"                       // 3
+    "  - compute\n"                    // 4
+    "  - {name: side, priority: 1}\n"  // 5
+    "program:\n"                       // 6
+    "  - launch: {name: gemm, stream: compute, work: {tensor_flops: {bf16: 1.0e9}, ctas: "
+    "64}}\n"                                                              // 7
+    "  - record: {event: done, stream: compute}\n"                        // 8
+    "  - wait: {event: done, stream: side}\n"                             // 9
+    "  - launch: {name: after, stream: side, duration_us: 5, sms: 8}\n";  // 10
 
 // --- what-if inputs (model, hardware, strategy) --------------------------------------------------
 
@@ -323,21 +329,22 @@ TEST_CASE("bad hardware profiles: every class, one located line, no trace left b
        "sm_count.value", "expected a number, got 'lots'"},
       {"hw-missing-field", w, edit(h800, "boost_clock_mhz:", "# boost_clock_mhz:"), 1,
        "boost_clock_mhz", "missing required field"},
-      {"hw-out-of-range", w, edit(h800, "fp8: {value: 0.9422", "fp8: {value: 1.5"), 43,
-       "kernels.gemm.efficiency.fp8.value", "must be <= 1"},
-      {"hw-nan", w, edit(h800, "peak_gbps: {value: 3350", "peak_gbps: {value: .NaN"), 17,
-       "hbm.peak_gbps.value", "finite"},
+      {"hw-out-of-range", w, edit(h800, "fp8: {value: 0.9422", "fp8: {value: 1.5"),
+       line_of(h800, "fp8: {value: 0.9422"), "kernels.gemm.efficiency.fp8.value", "must be <= 1"},
+      {"hw-nan", w, edit(h800, "peak_gbps: {value: 3350", "peak_gbps: {value: .NaN"),
+       line_of(h800, "peak_gbps: {value: 3350"), "hbm.peak_gbps.value", "finite"},
       {"hw-negative", w, edit(h800, "launch_eager_us: {value: 3", "launch_eager_us: {value: -3"),
-       33, "host.launch_eager_us.value", "must be >= 0"},
+       line_of(h800, "launch_eager_us: {value: 3"), "host.launch_eager_us.value", "must be >= 0"},
       {"hw-unknown-vendor", w, edit(h800, "vendor: nvidia", "vendor: nvida"), 6, "vendor",
        "unknown value 'nvida' (did you mean 'nvidia'?)"},
       {"hw-achievable-over-peak", w,
-       edit(h800, "achievable_gbps: {value: 2792", "achievable_gbps: {value: 4000"), 18,
-       "hbm.achievable_gbps", "must not exceed peak_gbps"},
+       edit(h800, "achievable_gbps: {value: 2792", "achievable_gbps: {value: 4000"),
+       line_of(h800, "achievable_gbps: {value: 2792"), "hbm.achievable_gbps",
+       "must not exceed peak_gbps"},
       {"hw-no-kernels", w, cut_after(h800, "kernels:\n").substr(0, h800.find("kernels:\n")), 1,
        "kernels", "no kernels: section"},
-      {"hw-truncated", w, cut_after(h800, "saturation_sms: {value: 37, source: \"Little"), 19, "",
-       "malformed YAML"},
+      {"hw-truncated", w, cut_after(h800, "saturation_sms: {value: 37, source: \"Little"),
+       line_of(h800, "saturation_sms: {value: 37"), "", "malformed YAML"},
       {"hw-missing-file", w, "", 0, "", "no such hardware profile file", Input::missing},
       {"hw-directory", w, "", 0, "", "is a directory", Input::directory},
   });

@@ -134,7 +134,8 @@ TEST_CASE("the trace is valid Trace Event Format with stream, host and counter t
   CHECK(thread_names.count("host thread"));
   for (const char* s : {"stream main", "stream side0", "stream side1", "stream side2"})
     CHECK(thread_names.count(s));
-  CHECK(counters == std::set<std::string>{"SMs busy", "HBM GB/s", "L2 GB/s", "link GB/s"});
+  CHECK(counters ==
+        std::set<std::string>{"SMs busy", "occupancy", "HBM GB/s", "L2 GB/s", "link GB/s"});
   CHECK(kernels == 2 * 9);  // the program and its serial replay, 9 kernels each
   CHECK(host > 0);
 }

@@ -43,6 +43,7 @@ KernelCost streaming_kernel(const HwProfile& hw, const std::string& name, double
   KernelCost c = memory_kernel(hw, s);
   c.work.l2_bytes = l2_bytes;
   c.work.ctas_per_sm = std::max(1, ctas_per_sm);
+  c.work.cta = {};  // the benchmark's own blocks: ctas_per_sm of them fill an SM
   return c;
 }
 

@@ -30,6 +30,15 @@ constexpr int kKeyBlock = 64;  // keys per block of the KV loop
 constexpr int kPrefillTile = 128;
 }  // namespace
 
+CtaFootprint attention_footprint(const HwProfile& hw) {
+  const AttentionParams& p = hw.kernels.attention;
+  CtaFootprint f;
+  f.threads = p.cta_threads;
+  f.registers_per_thread = p.cta_registers_per_thread;
+  f.shared_bytes = p.cta_shared_bytes;
+  return f;
+}
+
 KernelCost attention_cost(const HwProfile& hw, const AttentionShape& s) {
   if (s.batch <= 0 || s.q_len <= 0 || s.heads <= 0 || s.d_qk <= 0 || s.d_v <= 0)
     throw InputError("", 0, "attention", "batch, q_len, heads and head dims must be positive");
@@ -94,6 +103,7 @@ KernelCost attention_cost(const HwProfile& hw, const AttentionShape& s) {
   w.compute_efficiency = eff;
   w.ctas = std::min<std::int64_t>(w.tiles, hw.engine.sm_count);  // persistent scheduler
   w.ctas_per_sm = 1;
+  w.cta = attention_footprint(hw);
   const double q_bytes = b * sq * h * s.d_qk * 2.0;
   const double o_bytes = b * sq * h * s.d_v * 2.0;
   w.hbm_bytes = q_bytes + o_bytes;
@@ -124,6 +134,7 @@ std::vector<KernelCost> indexer_cost(const HwProfile& hw, const IndexerShape& s)
   w.compute_efficiency = hw.kernels.attention.indexer_efficiency;
   w.tiles = static_cast<std::int64_t>(b * std::ceil(sq / kHeadTile) * std::ceil(seen / kKeyBlock));
   w.ctas = std::min<std::int64_t>(std::max<std::int64_t>(w.tiles, 1), hw.engine.sm_count);
+  w.cta = attention_footprint(hw);  // a persistent MQA-logits kernel, like the attention kernels
   const double k_bytes = b * n * (s.head_dim + 4.0);  // FP8 keys + FP32 scale
   const double q_bytes = b * sq * s.heads * (s.head_dim + 4.0);
   const double logit_bytes = b * sq * seen * 4.0;  // FP32 scores written

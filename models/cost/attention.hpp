@@ -29,6 +29,9 @@ struct AttentionShape {
 
 KernelCost attention_cost(const HwProfile& hw, const AttentionShape& s);
 
+// One CTA of the attention kernels (the profile's kernels.attention footprint).
+CtaFootprint attention_footprint(const HwProfile& hw);
+
 // Indexer logits: s_q query tokens x index heads x index dim against `entries` FP8 keys per
 // request (causal in prefill), written as FP32; then a top-k over them.
 struct IndexerShape {

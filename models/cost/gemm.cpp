@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/core/error.hpp"
+#include "sim/engine/kernel_model.hpp"
 
 namespace ovs {
 
@@ -44,53 +45,77 @@ double scale_bytes(Dtype d, double rows, double k) {
   return 0;
 }
 
-struct Plan {
-  GemmTile tile;
-  double time_us = 0;
-  double tile_flop_us = 0;
-  double overhead_us = 0;
-  double hbm_bytes = 0;
-  double l2_bytes = 0;
-};
-
-Plan plan(const HwProfile& hw, const GemmShape& s, int bm, int bn, int sms) {
+// One CTA of a GEMM with this tile: the profile's threads, registers (given, or base + one FP32
+// accumulator per output element per thread), and shared memory (the pipeline's operand stages,
+// or all of the SM's when the library sizes its pipeline to fill it).
+CtaFootprint gemm_footprint(const HwProfile& hw, const GemmShape& s, int bm, int bn) {
   const GemmParams& g = hw.kernels.gemm;
-  const Hardware& e = hw.engine;
+  CtaFootprint f;
+  if (g.cta_threads <= 0) return f;
+  f.threads = g.cta_threads;
+  f.registers_per_thread =
+      g.cta_registers_per_thread > 0
+          ? g.cta_registers_per_thread
+          : g.cta_base_registers + (bm * bn + g.cta_threads - 1) / g.cta_threads;
+  const double operand = dtype_bytes(s.dtype);
+  f.shared_bytes = g.pipeline_stages > 0
+                       ? double(g.pipeline_stages) * (bm + bn) * g.block_k * operand
+                       : hw.engine.sm.shared_bytes;
+  return f;
+}
+
+// Operand bytes: A (activations with their scales), B (weights), C (output).
+struct Operands {
+  double a = 0, b = 0, c = 0;
+};
+Operands operand_bytes(const GemmShape& s) {
+  const double eb = dtype_bytes(s.dtype);
+  const double rows = double(s.m) * s.groups;
+  Operands o;
+  o.a = rows * s.k * eb + scale_bytes(s.dtype, rows, s.k);
+  o.b = double(s.groups) * (s.n * s.k * (s.b_value_bytes > 0 ? s.b_value_bytes : eb) +
+                            scale_bytes(s.dtype, s.n, s.k) / 128.0);
+  o.c = rows * s.n * s.out_bytes;
+  return o;
+}
+
+// The Work of the GEMM with one tile choice on `avail` SMs (named operands left unnamed: the
+// tile choice assumes nothing is in L2, as the kernel alone).
+struct Candidate {
+  GemmTile tile;
+  KernelSpec spec;
+};
+Candidate candidate(const HwProfile& hw, const GemmShape& s, int bm, int bn, int avail,
+                    bool capped) {
+  const GemmParams& g = hw.kernels.gemm;
   const int d = static_cast<int>(s.dtype);
-  Plan p;
-  p.tile.block_m = bm;
-  p.tile.block_n = bn;
+  Candidate c;
+  c.tile.block_m = bm;
+  c.tile.block_n = bn;
   const double tm = m_tiles(s, bm, g.masked_m_spread);
   const double tn = std::ceil(double(s.n) / bn);
-  p.tile.tiles = std::ceil(tm * tn);
-  const double used = std::min<double>(sms, p.tile.tiles);
-  p.tile.waves = static_cast<int>(std::ceil(p.tile.tiles / used));
-  const double eff = g.efficiency[d] * (bm < 128 ? g.efficiency_m64_ratio : 1.0);
-  p.tile_flop_us = 2.0 * bm * bn * double(s.k) / (hw.peak_per_sm(s.dtype) * eff);
-  // The share of a tile's output write the main loop does not hide, at one SM's share of HBM.
-  const double per_sm_hbm = e.hbm_bytes_per_us / e.hbm_saturation_sms;
+  c.tile.tiles = std::ceil(tm * tn);
+  Work& w = c.spec.work;
+  w.tensor_flops[d] = c.tile.tiles * 2.0 * bm * bn * double(s.k);  // padded tiles
+  w.compute_efficiency = g.efficiency[d] * (bm < 128 ? g.efficiency_m64_ratio : 1.0);
   // Block-scaled dtypes (FP8, FP4) promote partial sums with their scales after every block_k
   // step on CUDA cores; BF16 accumulates in the tensor cores throughout.
   const double k_steps = s.dtype == Dtype::bf16 ? 0.0 : std::ceil(double(s.k) / g.block_k);
-  p.overhead_us = g.tile_overhead_us + g.k_iteration_us * k_steps +
-                  g.epilogue_write_fraction * bm * bn * s.out_bytes / per_sm_hbm;
-  // Bytes: every operand once from HBM; re-reads of A by each column of tiles and of B by each
-  // row of tiles come from L2.
-  const double eb = dtype_bytes(s.dtype);
-  const double rows =
-      s.layout == GemmLayout::masked ? double(s.m) * s.groups : double(s.m) * s.groups;
-  const double a = rows * s.k * eb + scale_bytes(s.dtype, rows, s.k);
-  const double b = double(s.groups) * (s.n * s.k * (s.b_value_bytes > 0 ? s.b_value_bytes : eb) +
-                                       scale_bytes(s.dtype, s.n, s.k) / 128.0);
-  const double c = rows * s.n * s.out_bytes;
-  p.hbm_bytes = a + b + c;
-  p.l2_bytes = a * std::max(0.0, tn - 1) + b * std::max(0.0, tm / s.groups - 1);
-  const double comp = p.tile.waves * (p.tile_flop_us + p.overhead_us);
-  const double hbm =
-      p.hbm_bytes / (e.hbm_bytes_per_us * std::min(1.0, used / e.hbm_saturation_sms));
-  const double l2 = p.l2_bytes / (e.l2_bytes_per_us * std::min(1.0, used / e.l2_saturation_sms));
-  p.time_us = g.fixed_latency_us + std::max({comp, hbm, l2});
-  return p;
+  w.tile_overhead_us = g.tile_overhead_us + g.k_iteration_us * k_steps;
+  w.tile_serial_bytes = g.epilogue_write_fraction * bm * bn * s.out_bytes;
+  w.tiles = static_cast<std::int64_t>(c.tile.tiles);
+  w.ctas = std::min<std::int64_t>(w.tiles, avail);  // persistent: one CTA per SM it can use
+  w.ctas_per_sm = 1;
+  w.cta = gemm_footprint(hw, s, bm, bn);
+  w.fixed_latency_us = g.fixed_latency_us;
+  // Every operand once from HBM; re-reads of A by each column of tiles and of B by each row of
+  // tiles come from L2.
+  const Operands o = operand_bytes(s);
+  w.hbm_bytes = o.a + o.b + o.c;
+  w.l2_bytes = o.a * std::max(0.0, tn - 1) + o.b * std::max(0.0, tm / s.groups - 1);
+  if (capped) c.spec.sm_cap = avail;
+  c.tile.waves = static_cast<int>(std::ceil(c.tile.tiles / std::min<double>(avail, c.tile.tiles)));
+  return c;
 }
 
 }  // namespace
@@ -111,57 +136,57 @@ KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile*
     throw InputError(hw.file, 0, "kernels.gemm.block_m", "no tile options");
   const int avail = sms > 0 ? std::min(sms, hw.engine.sm_count) : hw.engine.sm_count;
 
-  Plan best;
+  // The tile a tuned library would pick: the shortest time alone, as the engine prices it.
+  Candidate best;
+  double best_us = 0;
   bool have = false;
   for (int bm : g.block_m) {
     for (int bn : g.block_n) {
-      const Plan p = plan(hw, s, bm, bn, avail);
+      Candidate cand = candidate(hw, s, bm, bn, avail, sms > 0);
+      double t = 0;
+      try {
+        t = solo_time_us(hw.engine, cand.spec);
+      } catch (const SimulationError&) {
+        continue;  // this tile's CTA does not fit on an SM
+      }
       // Shortest time; ties go to the larger tile (fewer, fuller tiles).
-      if (!have || p.time_us < best.time_us * (1 - 1e-9) ||
-          (p.time_us <= best.time_us * (1 + 1e-9) &&
-           bm * bn > best.tile.block_m * best.tile.block_n)) {
-        best = p;
+      if (!have || t < best_us * (1 - 1e-9) ||
+          (t <= best_us * (1 + 1e-9) && bm * bn > best.tile.block_m * best.tile.block_n)) {
+        best = std::move(cand);
+        best_us = t;
         have = true;
       }
     }
   }
+  if (!have)
+    throw InputError(hw.file, 0, "kernels.gemm",
+                     what + ": no tile's CTA fits on one SM of " + hw.name);
   if (chosen) *chosen = best.tile;
 
   KernelCost c;
   c.name = fmt::format("gemm_{}_{}x{}x{}{}", dtype_name(s.dtype), s.m, s.n, s.k,
                        s.groups > 1 ? fmt::format("x{}g", s.groups) : "");
   c.category = "gemm";
+  c.work = std::move(best.spec.work);
   Work& w = c.work;
-  const int bm = best.tile.block_m, bn = best.tile.block_n;
-  w.tensor_flops[d] = best.tile.tiles * 2.0 * bm * bn * double(s.k);  // padded tiles
-  const double eff = g.efficiency[d] * (bm < 128 ? g.efficiency_m64_ratio : 1.0);
-  w.compute_efficiency = eff * best.tile_flop_us / (best.tile_flop_us + best.overhead_us);
-  w.tiles = static_cast<std::int64_t>(best.tile.tiles);
-  w.ctas = std::min<std::int64_t>(w.tiles, avail);  // persistent: one CTA per SM it can use
-  w.ctas_per_sm = 1;
-  w.fixed_latency_us = g.fixed_latency_us;
-  w.l2_bytes = best.l2_bytes;
   // Named operands go through the engine's L2 tracker; the rest is plain HBM traffic.
-  const double eb = dtype_bytes(s.dtype);
-  const double rows = double(s.m) * s.groups;
-  const double a = rows * s.k * eb + scale_bytes(s.dtype, rows, s.k);
-  const double b = double(s.groups) * (s.n * s.k * (s.b_value_bytes > 0 ? s.b_value_bytes : eb) +
-                                       scale_bytes(s.dtype, s.n, s.k) / 128.0);
-  const double out = rows * s.n * s.out_bytes;
+  const Operands o = operand_bytes(s);
   w.hbm_bytes = 0;
   if (s.a_tensor.empty())
-    w.hbm_bytes += a;
+    w.hbm_bytes += o.a;
   else
-    w.reads.push_back({s.a_tensor, a});
+    w.reads.push_back({s.a_tensor, o.a});
   if (s.b_tensor.empty())
-    w.hbm_bytes += b;
+    w.hbm_bytes += o.b;
   else
-    w.reads.push_back({s.b_tensor, b});
+    w.reads.push_back({s.b_tensor, o.b});
   if (s.c_tensor.empty())
-    w.hbm_bytes += out;
+    w.hbm_bytes += o.c;
   else
-    w.writes.push_back({s.c_tensor, out});
+    w.writes.push_back({s.c_tensor, o.c});
   if (sms > 0) c.sm_cap = avail;
+  const int bm = best.tile.block_m, bn = best.tile.block_n;
+  const double rows = double(s.m) * s.groups;
   c.useful_flops = 2.0 * rows * double(s.n) * double(s.k);
   c.logical_bytes = double(s.groups) * (double(s.m) * s.k + double(s.n) * s.k + 2.0 * s.m * s.n);
   c.waves = best.tile.waves;

@@ -27,6 +27,8 @@ KernelCost memory_kernel(const HwProfile& hw, const MemoryKernelShape& s) {
   }
   w.ctas = ctas;
   w.ctas_per_sm = p.ctas_per_sm;
+  w.cta.threads = p.cta_threads;
+  w.cta.registers_per_thread = p.cta_registers_per_thread;
   w.cuda_core_flops = s.cuda_core_flops;
   w.fixed_latency_us = p.kernel_min_us;
   double plain_read = s.read_bytes, plain_write = s.write_bytes;

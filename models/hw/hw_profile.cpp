@@ -71,7 +71,8 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
     yaml::Map g(
         m.required("gemm"),
         {"block_m", "block_n", "block_k", "efficiency", "efficiency_m64_ratio", "tile_overhead_us",
-         "k_iteration_us", "epilogue_write_fraction", "fixed_latency_us", "masked_m_spread"});
+         "k_iteration_us", "epilogue_write_fraction", "fixed_latency_us", "masked_m_spread",
+         "cta_threads", "cta_registers_per_thread", "cta_base_registers", "pipeline_stages"});
     GemmParams& p = k.gemm;
     p.block_m = num.read_int_list(g.required("block_m"), 16, 512);
     p.block_n = num.read_int_list(g.required("block_n"), 8, 512);
@@ -87,11 +88,17 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
     p.epilogue_write_fraction = num.read(g, "epilogue_write_fraction", {0, 1});
     p.fixed_latency_us = num.read(g, "fixed_latency_us", yaml::kNonNegative);
     p.masked_m_spread = num.read(g, "masked_m_spread", {0, 0.99});
+    p.cta_threads = static_cast<int>(num.read_opt(g, "cta_threads", {0, 4096}, 0));
+    p.cta_registers_per_thread =
+        static_cast<int>(num.read_opt(g, "cta_registers_per_thread", {0, 1024}, 0));
+    p.cta_base_registers = static_cast<int>(num.read_opt(g, "cta_base_registers", {0, 1024}, 0));
+    p.pipeline_stages = static_cast<int>(num.read_opt(g, "pipeline_stages", {0, 64}, 0));
   }
   {
     yaml::Map a(m.required("attention"),
                 {"mla_decode_efficiency", "sparse_decode_efficiency", "prefill_efficiency",
-                 "sparse_prefill_efficiency", "indexer_efficiency", "fixed_latency_us"});
+                 "sparse_prefill_efficiency", "indexer_efficiency", "fixed_latency_us",
+                 "cta_threads", "cta_registers_per_thread", "cta_shared_kib"});
     AttentionParams& p = k.attention;
     p.mla_decode_efficiency = num.read(a, "mla_decode_efficiency", yaml::kFraction);
     p.sparse_decode_efficiency = num.read(a, "sparse_decode_efficiency", yaml::kFraction);
@@ -99,12 +106,20 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
     p.sparse_prefill_efficiency = num.read(a, "sparse_prefill_efficiency", yaml::kFraction);
     p.indexer_efficiency = num.read(a, "indexer_efficiency", yaml::kFraction);
     p.fixed_latency_us = num.read(a, "fixed_latency_us", yaml::kNonNegative);
+    p.cta_threads = static_cast<int>(num.read_opt(a, "cta_threads", {0, 4096}, 0));
+    p.cta_registers_per_thread =
+        static_cast<int>(num.read_opt(a, "cta_registers_per_thread", {0, 1024}, 0));
+    p.cta_shared_bytes = num.read_opt(a, "cta_shared_kib", {0, 65536}, 0) * units::kBytesPerKiB;
   }
   {
-    yaml::Map mm(m.required("memory"), {"kernel_min_us", "bytes_per_cta", "ctas_per_sm"});
+    yaml::Map mm(m.required("memory"), {"kernel_min_us", "bytes_per_cta", "ctas_per_sm",
+                                        "cta_threads", "cta_registers_per_thread"});
     k.memory.kernel_min_us = num.read(mm, "kernel_min_us", yaml::kNonNegative);
     k.memory.bytes_per_cta = num.read(mm, "bytes_per_cta", yaml::kPositive);
     k.memory.ctas_per_sm = static_cast<int>(num.read(mm, "ctas_per_sm", {1, 64}));
+    k.memory.cta_threads = static_cast<int>(num.read_opt(mm, "cta_threads", {0, 4096}, 0));
+    k.memory.cta_registers_per_thread =
+        static_cast<int>(num.read_opt(mm, "cta_registers_per_thread", {0, 1024}, 0));
   }
   {
     yaml::Map c(
@@ -133,7 +148,7 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
   HwProfile p;
   p.file = root.file();
   SourcedReader num(p);
-  yaml::Map m(root, {"name", "description", "aliases", "vendor", "arch", "sm_count",
+  yaml::Map m(root, {"name", "description", "aliases", "vendor", "arch", "sm_count", "sm",
                      "boost_clock_mhz", "sustained_clock_mhz", "tensor_peak_tflops",
                      "cuda_core_peak_tflops", "hbm", "l2", "links", "host", "kernels"});
   p.name = m.required("name").str();
@@ -148,6 +163,14 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
   hw.sm_count = static_cast<int>(num.read(m, "sm_count", {1, 4096}));
   if (double(hw.sm_count) != p.fields.back().value)
     m.required("sm_count").fail("must be a whole number of SMs");
+  if (auto sv = m.optional("sm")) {
+    // What one SM (CU) holds at once: CTAs of different kernels share it when they fit.
+    yaml::Map sm(*sv, {"max_ctas", "max_threads", "registers", "shared_memory_kib"});
+    hw.sm.max_ctas = static_cast<int>(num.read(sm, "max_ctas", {1, 1024}));
+    hw.sm.max_threads = static_cast<int>(num.read(sm, "max_threads", {32, 65536}));
+    hw.sm.registers = static_cast<int>(num.read(sm, "registers", {1024, 1 << 24}));
+    hw.sm.shared_bytes = num.read(sm, "shared_memory_kib", {0, 65536}) * units::kBytesPerKiB;
+  }
   p.boost_clock_mhz = num.read(m, "boost_clock_mhz", yaml::kPositive);
   p.sustained_clock_mhz =
       num.read_opt(m, "sustained_clock_mhz", yaml::kPositive, p.boost_clock_mhz);
@@ -176,8 +199,7 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
     const double ach = num.read(h, "achievable_gbps", yaml::kPositive);
     if (ach > p.hbm_peak_gbps) h.required("achievable_gbps").fail("must not exceed peak_gbps");
     hw.hbm_bytes_per_us = units::gbps_to_bytes_per_us(ach);
-    hw.hbm_saturation_sms =
-        static_cast<int>(num.read(h, "saturation_sms", {1, double(hw.sm_count)}));
+    hw.hbm_saturation_sms = num.read(h, "saturation_sms", {1, double(hw.sm_count)});
     p.hbm_capacity_gb = num.read_opt(h, "capacity_gb", yaml::kPositive, 0);
   }
   {
@@ -185,8 +207,7 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
     hw.l2_size_bytes = num.read(l, "size_mib", yaml::kPositive) * units::kBytesPerMiB;
     hw.l2_bytes_per_us =
         units::gbps_to_bytes_per_us(num.read(l, "achievable_gbps", yaml::kPositive));
-    hw.l2_saturation_sms =
-        static_cast<int>(num.read(l, "saturation_sms", {1, double(hw.sm_count)}));
+    hw.l2_saturation_sms = num.read(l, "saturation_sms", {1, double(hw.sm_count)});
   }
   if (auto lv = m.optional("links")) {
     yaml::Map links(*lv, {"nvlink", "rdma"});
@@ -230,7 +251,9 @@ void require_kernel_params(const HwProfile& p) {
                      "the profile has no kernels: section (cost-model parameters)");
 }
 
-HwProfile load_hw_profile(const std::string& name_or_path) { return load_hw_profile(name_or_path, {}); }
+HwProfile load_hw_profile(const std::string& name_or_path) {
+  return load_hw_profile(name_or_path, {});
+}
 
 HwProfile load_hw_profile(const std::string& name_or_path,
                           const std::vector<std::pair<std::string, std::string>>& overrides) {

@@ -50,7 +50,8 @@ void require_kernel_params(const HwProfile& p);
 
 HwProfile load_hw_profile(const std::string& name_or_path);
 // The same with fields overridden by dotted path (a sweep axis such as "links.rdma.gbps").
-HwProfile load_hw_profile(const std::string& name_or_path, const std::vector<std::pair<std::string, std::string>>& overrides);
+HwProfile load_hw_profile(const std::string& name_or_path,
+                          const std::vector<std::pair<std::string, std::string>>& overrides);
 // From a YAML map (a profile file's root, or inline `hardware:` in a program).
 HwProfile parse_hw_profile(const yaml::Value& root);
 

@@ -21,6 +21,14 @@ struct GemmParams {
   double epilogue_write_fraction = 0;  // share of a tile's output write not hidden by the MMA
   double fixed_latency_us = 0;         // per kernel
   double masked_m_spread = 0;          // masked layout: per-group m ~ U(1-s, 1+s) x expected_m
+  // One CTA (persistent: one per SM it uses): its threads, registers per thread (0: base +
+  // one FP32 accumulator per output element of the tile per thread) and shared-memory pipeline
+  // stages of (block_m + block_n) x block_k operands (0: as many as fit, the SM's whole shared
+  // memory, as DeepGEMM sizes its pipeline). 0 threads: no footprint (the CTA owns its SM).
+  int cta_threads = 0;
+  int cta_registers_per_thread = 0;
+  int cta_base_registers = 0;
+  int pipeline_stages = 0;
 };
 
 struct AttentionParams {
@@ -30,12 +38,17 @@ struct AttentionParams {
   double sparse_prefill_efficiency = 0;  // sparse prefill (DSA / V4)
   double indexer_efficiency = 0;         // FP8 indexer logits (MQA-style score kernel)
   double fixed_latency_us = 0;
+  int cta_threads = 0;  // one CTA of the attention kernels (0: owns its SM)
+  int cta_registers_per_thread = 0;
+  double cta_shared_bytes = 0;
 };
 
 struct MemoryKernelParams {
   double kernel_min_us = 0;  // the shortest a kernel takes on the GPU
   double bytes_per_cta = 0;  // grid sizing of elementwise kernels
   int ctas_per_sm = 1;
+  int cta_threads = 0;  // one CTA of the elementwise / reduction kernels (0: 1/ctas_per_sm SM)
+  int cta_registers_per_thread = 0;
 };
 
 struct CommParams {

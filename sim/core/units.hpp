@@ -8,6 +8,7 @@ namespace ovs::units {
 inline constexpr double kBytesPerUsPerGBps = 1e3;
 // 1 TFLOP/s = 1e12 FLOP / 1e6 us = 1e6 FLOP per us.
 inline constexpr double kFlopsPerUsPerTflops = 1e6;
+inline constexpr double kBytesPerKiB = 1024.0;
 inline constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
 inline constexpr double gbps_to_bytes_per_us(double gbps) {

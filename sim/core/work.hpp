@@ -30,6 +30,18 @@ struct TensorAccess {
   double bytes = 0;
 };
 
+// What one CTA of a kernel takes from the SM it runs on. The block scheduler places a CTA on an SM
+// only where all of it fits beside the CTAs already resident there (CTA slot, threads, registers,
+// shared memory), so CTAs of different kernels share an SM when their footprints allow. A zero
+// `threads` means "not given": each CTA then takes 1 / ctas_per_sm of every SM capacity (a kernel
+// with ctas_per_sm 1 owns whole SMs).
+struct CtaFootprint {
+  int threads = 0;
+  int registers_per_thread = 0;
+  double shared_bytes = 0;
+  bool given() const { return threads > 0; }
+};
+
 struct Work {
   std::array<double, kNumDtypes> tensor_flops{};  // tensor-core FLOPs by dtype
   double cuda_core_flops = 0;                     // FP32 SIMT FLOPs (softmax, norms, Sinkhorn)
@@ -37,12 +49,18 @@ struct Work {
   double l2_bytes = 0;                            // traffic served by L2 (known hits)
   std::array<double, kNumLinks> link_bytes{};     // bytes this GPU sends over each link
   std::int64_t ctas = 1;                          // grid size
-  int ctas_per_sm = 1;                            // CTAs resident per SM (occupancy)
+  int ctas_per_sm = 1;     // CTAs per SM when no footprint is given (else from the footprint)
+  CtaFootprint cta;        // per-CTA SM resources (co-residency)
   std::int64_t tiles = 0;  // units of equal work for wave quantization; 0 = ctas
   // Fraction of an SM's tensor/CUDA-core peak reached by each busy SM (pipeline efficiency;
   // tile padding is not here: cost models count padded FLOPs in tensor_flops).
   double compute_efficiency = 1.0;
   double fixed_latency_us = 0;  // paid once at start, holding SMs, using no bandwidth
+  // Per unit of wave quantization (a GEMM tile) on its CTA, outside the pipelined main loop:
+  // prologue, pipeline fill, scale promotion (tile_overhead_us), and the part of the tile's
+  // output written after it (tile_serial_bytes, at one SM's share of HBM).
+  double tile_overhead_us = 0;
+  double tile_serial_bytes = 0;
   std::vector<TensorAccess> reads;
   std::vector<TensorAccess> writes;
 

@@ -8,6 +8,7 @@
 #include "sim/engine/kernel_model.hpp"
 #include "sim/engine/l2_tracker.hpp"
 #include "sim/engine/share_solver.hpp"
+#include "sim/engine/sm_pool.hpp"
 
 namespace ovs {
 namespace {
@@ -18,7 +19,8 @@ enum class KState : char { not_issued, queued, ready, running, done };
 
 struct KernelRun {
   KState state = KState::not_issued;
-  int held = 0;
+  int resident = 0;                        // CTAs placed on SMs
+  int sms = 0;                             // SMs holding at least one of them
   double remaining = 1;                    // fraction of the work left
   double latency_left = 0;                 // us of fixed latency left
   double rate = 0;                         // fraction per us
@@ -46,7 +48,12 @@ struct Record {
 class Run {
  public:
   Run(const Hardware& hw, const Program& p, Observer* obs)
-      : hw_(hw), p_(p), obs_(obs ? obs : &null_), l2_(hw.l2_size_bytes), solver_(kNumShared) {
+      : hw_(hw),
+        p_(p),
+        obs_(obs ? obs : &null_),
+        l2_(hw.l2_size_bytes),
+        solver_(kNumShared),
+        pool_(hw.sm_count) {
     const std::string problem = check_program(p);
     if (!problem.empty()) throw std::invalid_argument(problem);
     models_.reserve(p.kernels.size());
@@ -55,13 +62,14 @@ class Run {
       auto& m = models_.back();
       for (const auto& r : k.work.reads) m.reads.emplace_back(l2_.intern(r.tensor), r.bytes);
       for (const auto& w : k.work.writes) m.writes.emplace_back(l2_.intern(w.tensor), w.bytes);
+      pool_.set_share(static_cast<int>(models_.size()) - 1, m.share, m.occupancy);
     }
     kr_.resize(p.kernels.size());
     streams_.resize(p.streams.size());
     for (size_t s = 0; s < p.streams.size(); ++s) streams_[s].priority = p.streams[s].priority;
     latest_record_.assign(p.events.size(), -1);
     const auto caps = shared_capacities(hw);
-    solver_.set_capacities(std::vector<double>(caps.begin(), caps.end()));
+    base_capacity_.assign(caps.begin(), caps.end());
   }
 
   RunResult go() {
@@ -206,47 +214,59 @@ class Run {
     auto pos =
         std::find_if(ready_.begin(), ready_.end(), [&](int o) { return ready_before(k, o); });
     ready_.insert(pos, k);
+    ready_added_ = true;
   }
 
-  // ---- SMs: handed out in launch order, no preemption, later kernels grow into drained SMs --
-  bool assign_sms() {
+  // ---- SMs: CTAs placed in launch order wherever they fit; no preemption; kernels that could
+  // not place their whole grid grow into capacity that others release --------------------------
+  int placeable(int k) const {
+    // Never more than the GPU could ever hold at once (keeps counts in int range).
+    const std::int64_t room = std::int64_t(hw_.sm_count) * models_[k].occupancy;
+    return static_cast<int>(
+        std::min<std::int64_t>(models_[k].max_resident - kr_[k].resident, room));
+  }
+
+  bool assign_ctas() {
+    if (!capacity_freed_ && !ready_added_) return false;
     bool changed = false;
-    int free_sms = hw_.sm_count - held_total_;
-    for (int k : running_) {
-      if (free_sms <= 0) break;
-      KernelRun& r = kr_[k];
-      const int want = models_[k].request_sms - r.held;
-      if (want <= 0) continue;
-      const int give = std::min(want, free_sms);
-      r.held += give;
-      held_total_ += give;
-      free_sms -= give;
-      obs_->on_kernel_sms(t_, k, r.held);
-      changed = true;
+    if (capacity_freed_) {
+      for (int k : running_) {
+        KernelRun& r = kr_[k];
+        const int want = placeable(k);
+        if (want <= 0) continue;
+        const int got = pool_.place(k, want);
+        if (got <= 0) continue;
+        r.resident += got;
+        r.sms = pool_.sms_of(k);
+        obs_->on_kernel_sms(t_, k, r.sms);
+        changed = true;
+      }
     }
+    capacity_freed_ = ready_added_ = false;
     for (size_t i = 0; i < ready_.size();) {
       const int k = ready_[i];
-      const int want = models_[k].request_sms;
-      if (want > 0 && free_sms <= 0) {
-        ++i;
-        continue;
+      int got = 0;
+      if (models_[k].grid > 0) {
+        got = pool_.place(k, placeable(k));
+        if (got <= 0) {
+          ++i;
+          continue;
+        }
       }
-      const int give = std::min(want, free_sms);
-      free_sms -= give;
       ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(i));
-      start(k, give);
+      start(k, got);
       changed = true;
     }
     if (changed) rates_dirty_ = true;
     return changed;
   }
 
-  void start(int k, int sms) {
+  void start(int k, int ctas) {
     KernelRun& r = kr_[k];
     const KernelModel& m = models_[k];
     r.state = KState::running;
-    r.held = sms;
-    held_total_ += sms;
+    r.resident = ctas;
+    r.sms = ctas > 0 ? pool_.sms_of(k) : 0;
     r.latency_left = m.latency_us;
     r.usage = {m.hbm_bytes, m.l2_bytes, m.link_bytes[0], m.link_bytes[1]};
     for (const auto& [id, bytes] : m.reads) {
@@ -256,7 +276,7 @@ class Run {
       l2_.begin_read(id);
     }
     running_.push_back(k);
-    obs_->on_kernel_start(t_, k, sms, KernelTraffic{r.usage[kHbm], r.usage[kL2]});
+    obs_->on_kernel_start(t_, k, r.sms, KernelTraffic{r.usage[kHbm], r.usage[kL2]});
   }
 
   void finish(int k) {
@@ -264,7 +284,10 @@ class Run {
     const KernelModel& m = models_[k];
     r.state = KState::done;
     r.remaining = 0;
-    held_total_ -= r.held;
+    if (r.resident > 0) {
+      pool_.release(k);
+      capacity_freed_ = true;
+    }
     for (const auto& [id, bytes] : m.reads) {
       l2_.end_read(id);
       l2_.touch(id);
@@ -282,28 +305,62 @@ class Run {
     while (again) {
       again = step_host();
       again |= step_streams();
-      again |= assign_sms();
+      again |= assign_ctas();
     }
   }
 
   // ---- fluid rates -------------------------------------------------------------------------
+  // Co-resident CTAs share their SMs: every group of SMs that holds CTAs of two or more kernels
+  // adds three resources to the solver - its issue (tensor / CUDA-core pipes) and its pull on HBM
+  // and on L2 - shared by those kernels in proportion to the CTAs they have there. SMs that hold
+  // one kernel need none: a kernel alone cannot exceed its own SMs (its rate ceiling).
   void compute_rates() {
     rates_dirty_ = false;
-    solver_.clear();
     solver_index_.clear();
+    shared_groups_.clear();
+    const auto& groups = pool_.groups();
+    for (size_t g = 0; g < groups.size(); ++g)
+      if (groups[g].residents.size() >= 2) shared_groups_.push_back(static_cast<int>(g));
+    const int R = kNumShared + 3 * static_cast<int>(shared_groups_.size());
+    capacity_.assign(base_capacity_.begin(), base_capacity_.end());
+    for (int g : shared_groups_) {
+      const double n = groups[g].count;
+      capacity_.push_back(n);
+      capacity_.push_back(n * hw_.hbm_bytes_per_us / std::max(1.0, hw_.hbm_saturation_sms));
+      capacity_.push_back(n * hw_.l2_bytes_per_us / std::max(1.0, hw_.l2_saturation_sms));
+    }
+    solver_.reset(R);
+    solver_.set_capacities(capacity_);
+    usage_.assign(R, 0.0);
     for (int k : running_) {
       KernelRun& r = kr_[k];
       if (r.latency_left > 0) {
         r.rate = 0;
         continue;
       }
-      const double cap = rate_ceiling(hw_, models_[k], r.held, r.usage);
+      const KernelModel& m = models_[k];
+      const double cap = rate_ceiling(hw_, m, r.resident, r.usage);
+      std::fill(usage_.begin(), usage_.end(), 0.0);
+      std::copy(r.usage.begin(), r.usage.end(), usage_.begin());
+      if (r.resident > 0)
+        for (size_t j = 0; j < shared_groups_.size(); ++j) {
+          const auto& grp = groups[shared_groups_[j]];
+          for (const auto& res : grp.residents) {
+            if (res.kernel != k) continue;
+            const double share = double(grp.count) * res.ctas / r.resident;
+            usage_[kNumShared + 3 * j] = m.pipe_us * share;
+            usage_[kNumShared + 3 * j + 1] = r.usage[kHbm] * share;
+            usage_[kNumShared + 3 * j + 2] = r.usage[kL2] * share;
+          }
+        }
       solver_index_.push_back(k);
-      solver_.add(cap, r.usage.data());
+      solver_.add(cap, usage_.data());
     }
     solver_.solve();
     Counters c;
-    c.sms_busy = held_total_;
+    c.sms_busy = pool_.busy_sms();
+    c.sms_shared = pool_.shared_sms();
+    c.ctas_resident = pool_.resident_ctas();
     for (size_t i = 0; i < solver_index_.size(); ++i) {
       KernelRun& r = kr_[solver_index_[i]];
       r.rate = solver_.rate()[i];
@@ -397,6 +454,11 @@ class Run {
   Observer* obs_;
   L2Tracker l2_;
   ShareSolver solver_;
+  SmPool pool_;
+  std::vector<double> base_capacity_;
+  std::vector<double> capacity_;  // scratch
+  std::vector<double> usage_;     // scratch
+  std::vector<int> shared_groups_;
   std::vector<KernelModel> models_;
   std::vector<KernelRun> kr_;
   std::vector<StreamRun> streams_;
@@ -415,10 +477,11 @@ class Run {
   int blocked_on_ = -1;
   int blocked_action_ = -1;
   double blocked_since_ = 0;
-  int held_total_ = 0;
   size_t done_count_ = 0;
   std::int64_t enqueue_seq_ = 0;
   bool streams_dirty_ = false;
+  bool capacity_freed_ = false;
+  bool ready_added_ = false;
   bool rates_dirty_ = true;
   RunResult result_;
 };
@@ -433,12 +496,7 @@ RunResult Engine::run(const Program& program, Observer* observer) const {
 }
 
 double Engine::solo_time_us(const KernelSpec& kernel) const {
-  Program p;
-  p.streams = {StreamSpec{"s", 0}};
-  p.kernels = {kernel};
-  p.kernels[0].stream = 0;
-  p.actions = {HostAction{LaunchAction{0, 0.0}, {}}};
-  return run(p).gpu_end_us;
+  return ovs::solo_time_us(hw_, kernel);
 }
 
 void ObserverList::on_host_action(double s, double e, int i, const HostAction& a) {

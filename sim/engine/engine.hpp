@@ -8,14 +8,9 @@
 #include "sim/engine/hardware.hpp"
 #include "sim/engine/observer.hpp"
 #include "sim/engine/program.hpp"
+#include "sim/engine/simulation_error.hpp"
 
 namespace ovs {
-
-// The program cannot run to completion on this hardware (deadlock, unsupported dtype...).
-class SimulationError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct RunResult {
   double makespan_us = 0;      // all kernels done and the host program finished

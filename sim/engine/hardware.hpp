@@ -13,16 +13,27 @@ struct LinkSpec {
   double latency_us = 0;    // first byte
 };
 
+// What one SM (CU) holds at once, from the vendor's occupancy tables. Zero = not given: CTAs with a
+// footprint are then placed as if they took 1 / ctas_per_sm of an SM.
+struct SmCapacity {
+  int max_ctas = 0;         // resident CTA (thread block / workgroup) slots
+  int max_threads = 0;      // resident threads
+  int registers = 0;        // 32-bit registers
+  double shared_bytes = 0;  // shared memory (LDS) usable by resident CTAs
+  bool given() const { return max_ctas > 0 && max_threads > 0 && registers > 0; }
+};
+
 struct Hardware {
   std::string name;
   int sm_count = 0;
+  SmCapacity sm;
   // Sustained (clock-throttled) dense peak of one SM; 0 = the dtype is not supported.
   std::array<double, kNumDtypes> tensor_flops_per_us_per_sm{};
   double cuda_core_flops_per_us_per_sm = 0;
-  double hbm_bytes_per_us = 0;  // achievable DRAM bandwidth, shared by all kernels
-  int hbm_saturation_sms = 1;   // a kernel on n SMs pulls at most n/saturation of it
+  double hbm_bytes_per_us = 0;    // achievable DRAM bandwidth, shared by all kernels
+  double hbm_saturation_sms = 1;  // CTAs worth n SMs pull at most n/saturation of it
   double l2_bytes_per_us = 0;
-  int l2_saturation_sms = 1;
+  double l2_saturation_sms = 1;
   double l2_size_bytes = 0;
   std::array<LinkSpec, kNumLinks> links{};
   double launch_eager_us = 0;  // host time per cudaLaunchKernel

@@ -10,7 +10,9 @@ namespace ovs {
 struct HostAction;
 
 struct Counters {
-  int sms_busy = 0;
+  int sms_busy = 0;       // SMs holding at least one CTA
+  int sms_shared = 0;     // SMs holding CTAs of two or more kernels (co-residency)
+  int ctas_resident = 0;  // CTAs resident on the whole GPU
   double hbm_bytes_per_us = 0;
   double l2_bytes_per_us = 0;
   std::array<double, kNumLinks> link_bytes_per_us{};
@@ -32,6 +34,7 @@ class Observer {
   virtual void on_host_blocked(double /*start_us*/, double /*end_us*/, int /*index*/,
                                int /*event*/) {}
   virtual void on_kernel_enqueued(double /*t_us*/, int /*kernel*/) {}
+  // `sms`: SMs holding at least one of the kernel's CTAs (on_kernel_sms: when that changes).
   virtual void on_kernel_start(double /*t_us*/, int /*kernel*/, int /*sms*/,
                                const KernelTraffic& /*traffic*/) {}
   virtual void on_kernel_sms(double /*t_us*/, int /*kernel*/, int /*sms*/) {}

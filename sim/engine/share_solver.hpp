@@ -17,6 +17,12 @@ class ShareSolver {
   explicit ShareSolver(int num_resources) : num_resources_(num_resources) {}
 
   void set_capacities(const std::vector<double>& capacity) { capacity_ = capacity; }
+  // A new problem with another number of resources (per-SM-group resources come and go).
+  void reset(int num_resources) {
+    num_resources_ = num_resources;
+    clear();
+  }
+  int num_resources() const { return num_resources_; }
   void clear() {
     cap_.clear();
     usage_.clear();

@@ -71,6 +71,9 @@ struct ChromeTraceWriter::Impl {
           {"ph", "C"}, {"name", name}, {"pid", pid}, {"ts", counter_t}, {"args", std::move(args)}});
     };
     counter("SMs busy", Json{{"sms", counters.sms_busy}});
+    // Occupancy: CTAs resident, and SMs shared by CTAs of two or more kernels (co-residency).
+    counter("occupancy",
+            Json{{"CTAs resident", counters.ctas_resident}, {"SMs shared", counters.sms_shared}});
     counter("HBM GB/s", Json{{"GB/s", units::bytes_per_us_to_gbps(counters.hbm_bytes_per_us)}});
     counter("L2 GB/s", Json{{"GB/s", units::bytes_per_us_to_gbps(counters.l2_bytes_per_us)}});
     Json links;

@@ -1,0 +1,183 @@
+#include "sim/engine/sm_pool.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ovs {
+
+namespace {
+// Capacities are fractions of 1; sums of shares such as 8 x 1/8 must count as a full SM.
+constexpr double kSlack = 1e-9;
+}  // namespace
+
+int ctas_that_fit(const CtaShare& used, const CtaShare& share) {
+  double fit = std::numeric_limits<double>::infinity();
+  for (int d = 0; d < 4; ++d) {
+    if (share[d] <= 0) continue;
+    fit = std::min(fit, std::floor((1.0 - used[d] + kSlack) / share[d]));
+  }
+  if (!(fit > 0)) return 0;
+  return fit > 1e6 ? 1000000 : static_cast<int>(fit);
+}
+
+SmPool::SmPool(int sm_count) {
+  if (sm_count > 0) groups_.push_back(Group{sm_count, {}, {}});
+}
+
+void SmPool::set_share(int kernel, const CtaShare& share, int max_per_sm) {
+  if (kernel >= static_cast<int>(share_.size())) {
+    share_.resize(kernel + 1);
+    max_per_sm_.resize(kernel + 1, 1);
+  }
+  share_[kernel] = share;
+  max_per_sm_[kernel] = std::max(1, max_per_sm);
+}
+
+int SmPool::ctas_of(const Group& g, int kernel) {
+  auto it = std::lower_bound(g.residents.begin(), g.residents.end(), kernel,
+                             [](const Resident& r, int k) { return r.kernel < k; });
+  return it != g.residents.end() && it->kernel == kernel ? it->ctas : 0;
+}
+
+void SmPool::add_resident(Group& g, int kernel, int ctas) {
+  auto it = std::lower_bound(g.residents.begin(), g.residents.end(), kernel,
+                             [](const Resident& r, int k) { return r.kernel < k; });
+  if (it != g.residents.end() && it->kernel == kernel)
+    it->ctas += ctas;
+  else
+    g.residents.insert(it, Resident{kernel, ctas});
+  recompute_used(g);
+}
+
+// Used capacity from the residents, summed in kernel order: the same residents always give the
+// same bits, so groups can be compared and merged exactly.
+void SmPool::recompute_used(Group& g) const {
+  g.used = {};
+  for (const auto& r : g.residents)
+    for (int d = 0; d < 4; ++d) g.used[d] += r.ctas * share_[r.kernel][d];
+}
+
+int SmPool::place(int kernel, int want) {
+  if (want <= 0) return 0;
+  const CtaShare& s = share_[kernel];
+  order_.clear();
+  long long total = 0;
+  int max_fit = 0;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    const int fit = std::min(ctas_that_fit(groups_[g].used, s),
+                             max_per_sm_[kernel] - ctas_of(groups_[g], kernel));
+    if (fit <= 0) continue;
+    order_.emplace_back(static_cast<int>(g), fit);
+    total += static_cast<long long>(fit) * groups_[g].count;
+    max_fit = std::max(max_fit, fit);
+  }
+  if (order_.empty()) return 0;
+  // Most room first; ties by group order (deterministic).
+  std::stable_sort(order_.begin(), order_.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (want >= total) {
+    for (const auto& [g, fit] : order_) add_resident(groups_[g], kernel, fit);
+    merge_equal_groups();
+    return static_cast<int>(total);
+  }
+  // Breadth-first: the largest number of full rounds q (one CTA per SM each) that `want` covers,
+  // then one more CTA on the first r SMs (most room first).
+  auto placed_by = [&](int q) {
+    long long n = 0;
+    for (const auto& [g, fit] : order_)
+      n += static_cast<long long>(std::min(fit, q)) * groups_[g].count;
+    return n;
+  };
+  int lo = 0, hi = max_fit;  // placed_by(lo) <= want < placed_by(hi)
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    (placed_by(mid) <= want ? lo : hi) = mid;
+  }
+  const int q = lo;
+  long long extra = want - placed_by(q);
+  const size_t n = order_.size();
+  for (size_t i = 0; i < n; ++i) {
+    const int g = order_[i].first, fit = order_[i].second;
+    int c = std::min(fit, q);
+    if (fit > q && extra > 0) {
+      if (extra >= groups_[g].count) {
+        extra -= groups_[g].count;
+        ++c;
+      } else {
+        Group split = groups_[g];
+        split.count = static_cast<int>(extra);
+        groups_[g].count -= split.count;
+        add_resident(split, kernel, c + 1);
+        groups_.push_back(std::move(split));
+        extra = 0;
+      }
+    }
+    if (c > 0) add_resident(groups_[g], kernel, c);
+  }
+  merge_equal_groups();
+  return want;
+}
+
+void SmPool::release(int kernel) {
+  bool any = false;
+  for (auto& g : groups_) {
+    auto it = std::lower_bound(g.residents.begin(), g.residents.end(), kernel,
+                               [](const Resident& r, int k) { return r.kernel < k; });
+    if (it == g.residents.end() || it->kernel != kernel) continue;
+    g.residents.erase(it);
+    recompute_used(g);
+    any = true;
+  }
+  if (any) merge_equal_groups();
+}
+
+void SmPool::merge_equal_groups() {
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    for (size_t j = i + 1; j < groups_.size();) {
+      const auto& a = groups_[i].residents;
+      const auto& b = groups_[j].residents;
+      const bool same = a.size() == b.size() &&
+                        std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
+                          return x.kernel == y.kernel && x.ctas == y.ctas;
+                        });
+      if (same) {
+        groups_[i].count += groups_[j].count;
+        groups_.erase(groups_.begin() + static_cast<std::ptrdiff_t>(j));
+      } else {
+        ++j;
+      }
+    }
+  }
+}
+
+int SmPool::sms_of(int kernel) const {
+  int n = 0;
+  for (const auto& g : groups_)
+    for (const auto& r : g.residents)
+      if (r.kernel == kernel) n += g.count;
+  return n;
+}
+
+int SmPool::busy_sms() const {
+  int n = 0;
+  for (const auto& g : groups_)
+    if (!g.residents.empty()) n += g.count;
+  return n;
+}
+
+int SmPool::shared_sms() const {
+  int n = 0;
+  for (const auto& g : groups_)
+    if (g.residents.size() >= 2) n += g.count;
+  return n;
+}
+
+int SmPool::resident_ctas() const {
+  int n = 0;
+  for (const auto& g : groups_)
+    for (const auto& r : g.residents) n += g.count * r.ctas;
+  return n;
+}
+
+}  // namespace ovs

@@ -1,0 +1,61 @@
+#pragma once
+// The GPU's SMs as the block scheduler sees them: what each SM still has free (CTA slots,
+// threads, registers, shared memory) and which kernels' CTAs are resident on it. CTAs are placed
+// where they fit, most room first and one CTA per SM per round (the scheduler spreads a grid
+// breadth-first), so CTAs of different kernels share an SM when their footprints allow.
+//
+// SMs in the same state form a group (a count and one state), so a GPU of 132 or 256 SMs is a
+// handful of groups: placing or releasing a kernel costs O(groups), not O(SMs).
+#include <array>
+#include <utility>
+#include <vector>
+
+namespace ovs {
+
+// Fractions of one SM's capacities that one CTA takes: slot, threads, registers, shared memory.
+using CtaShare = std::array<double, 4>;
+
+// How many CTAs of `share` fit beside `used` on one SM.
+int ctas_that_fit(const CtaShare& used, const CtaShare& share);
+
+class SmPool {
+ public:
+  struct Resident {
+    int kernel = 0;
+    int ctas = 0;  // per SM of the group
+  };
+  struct Group {
+    int count = 0;  // SMs in this state
+    CtaShare used{};
+    std::vector<Resident> residents;  // sorted by kernel
+  };
+
+  explicit SmPool(int sm_count);
+
+  // The CTA share of kernel k and how many of its CTAs one SM may hold (its design: a
+  // persistent GEMM runs one CTA per SM however small it is); set before placing it.
+  void set_share(int kernel, const CtaShare& share, int max_per_sm);
+  // Places up to `want` more CTAs of kernel k; returns how many were placed.
+  int place(int kernel, int want);
+  // Frees every CTA of kernel k.
+  void release(int kernel);
+
+  const std::vector<Group>& groups() const { return groups_; }
+  int sms_of(int kernel) const;  // SMs holding at least one CTA of the kernel
+  int busy_sms() const;          // SMs holding any CTA
+  int shared_sms() const;        // SMs holding CTAs of two or more kernels
+  int resident_ctas() const;
+
+ private:
+  void add_resident(Group& g, int kernel, int ctas);
+  void recompute_used(Group& g) const;
+  static int ctas_of(const Group& g, int kernel);
+  void merge_equal_groups();
+
+  std::vector<Group> groups_;
+  std::vector<CtaShare> share_;             // by kernel
+  std::vector<int> max_per_sm_;             // by kernel
+  std::vector<std::pair<int, int>> order_;  // scratch: (group, fit)
+};
+
+}  // namespace ovs
