@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
 
 #include "sim/core/error.hpp"
 #include "sim/engine/kernel_model.hpp"
@@ -118,6 +121,75 @@ Candidate candidate(const HwProfile& hw, const GemmShape& s, int bm, int bn, int
   return c;
 }
 
+// Every number the tile choice reads (engine capacities, GEMM parameters), hashed (FNV-1a): the
+// cache below is keyed by it, so a profile changed by a fit or a sweep axis gets new entries.
+std::uint64_t fingerprint(const HwProfile& hw) {
+  std::uint64_t h = 1469598103934665603ULL;
+  auto mix = [&](const void* p, size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ULL;
+  };
+  auto num = [&](double v) { mix(&v, sizeof v); };
+  const Hardware& e = hw.engine;
+  num(e.sm_count);
+  num(e.sm.max_ctas);
+  num(e.sm.max_threads);
+  num(e.sm.registers);
+  num(e.sm.shared_bytes);
+  for (double v : e.tensor_flops_per_us_per_sm) num(v);
+  num(e.cuda_core_flops_per_us_per_sm);
+  num(e.hbm_bytes_per_us);
+  num(e.hbm_saturation_sms);
+  num(e.l2_bytes_per_us);
+  num(e.l2_saturation_sms);
+  const GemmParams& g = hw.kernels.gemm;
+  for (int v : g.block_m) num(v);
+  num(-1);
+  for (int v : g.block_n) num(v);
+  num(g.block_k);
+  for (double v : g.efficiency) num(v);
+  num(g.efficiency_m64_ratio);
+  num(g.tile_overhead_us);
+  num(g.k_iteration_us);
+  num(g.epilogue_write_fraction);
+  num(g.fixed_latency_us);
+  num(g.masked_m_spread);
+  num(g.cta_threads);
+  num(g.cta_registers_per_thread);
+  num(g.cta_base_registers);
+  num(g.pipeline_stages);
+  return h;
+}
+
+struct TileKey {
+  std::uint64_t hw;
+  std::int64_t m, n, k;
+  int groups, layout, dtype, avail;
+  double out_bytes, b_value_bytes;
+  bool operator==(const TileKey&) const = default;
+};
+struct TileKeyHash {
+  size_t operator()(const TileKey& t) const {
+    std::uint64_t h = t.hw;
+    for (std::int64_t v : {t.m, t.n, t.k, std::int64_t(t.groups), std::int64_t(t.layout),
+                           std::int64_t(t.dtype), std::int64_t(t.avail)})
+      h = (h ^ std::uint64_t(v)) * 1099511628211ULL;
+    return static_cast<size_t>(h);
+  }
+};
+
+// The tile choice per shape, per thread (sweeps run one worker per thread): a forward costs the
+// same GEMM shapes in every layer and micro-batch.
+const GemmTile* cached_tile(const TileKey& key, const GemmTile* store) {
+  thread_local std::unordered_map<TileKey, GemmTile, TileKeyHash> cache;
+  if (store) {
+    if (cache.size() > 100000) cache.clear();  // bounded: a long sweep over many profiles
+    return &(cache[key] = *store);
+  }
+  auto it = cache.find(key);
+  return it == cache.end() ? nullptr : &it->second;
+}
+
 }  // namespace
 
 KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile* chosen) {
@@ -137,10 +209,16 @@ KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile*
   const int avail = sms > 0 ? std::min(sms, hw.engine.sm_count) : hw.engine.sm_count;
 
   // The tile a tuned library would pick: the shortest time alone, as the engine prices it.
+  const TileKey key{fingerprint(hw), s.m,          s.n,   s.k,         s.groups,
+                    int(s.layout),   int(s.dtype), avail, s.out_bytes, s.b_value_bytes};
   Candidate best;
   double best_us = 0;
   bool have = false;
-  for (int bm : g.block_m) {
+  if (const GemmTile* t = cached_tile(key, nullptr)) {
+    best = candidate(hw, s, t->block_m, t->block_n, avail, sms > 0);
+    have = true;
+  }
+  for (int bm : have ? std::vector<int>{} : g.block_m) {
     for (int bn : g.block_n) {
       Candidate cand = candidate(hw, s, bm, bn, avail, sms > 0);
       double t = 0;
@@ -161,6 +239,7 @@ KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile*
   if (!have)
     throw InputError(hw.file, 0, "kernels.gemm",
                      what + ": no tile's CTA fits on one SM of " + hw.name);
+  cached_tile(key, &best.tile);
   if (chosen) *chosen = best.tile;
 
   KernelCost c;

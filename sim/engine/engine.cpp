@@ -54,6 +54,7 @@ class Run {
         l2_(hw.l2_size_bytes),
         solver_(kNumShared),
         pool_(hw.sm_count) {
+    observed_ = obs != nullptr;
     const std::string problem = check_program(p);
     if (!problem.empty()) throw std::invalid_argument(problem);
     models_.reserve(p.kernels.size());
@@ -215,6 +216,7 @@ class Run {
         std::find_if(ready_.begin(), ready_.end(), [&](int o) { return ready_before(k, o); });
     ready_.insert(pos, k);
     ready_added_ = true;
+    new_ready_.push_back(k);
   }
 
   // ---- SMs: CTAs placed in launch order wherever they fit; no preemption; kernels that could
@@ -242,9 +244,16 @@ class Run {
         changed = true;
       }
     }
+    // Without freed capacity, kernels that could not place before still cannot: only the newly
+    // ready ones are tried.
+    const bool all = capacity_freed_;
     capacity_freed_ = ready_added_ = false;
     for (size_t i = 0; i < ready_.size();) {
       const int k = ready_[i];
+      if (!all && std::find(new_ready_.begin(), new_ready_.end(), k) == new_ready_.end()) {
+        ++i;
+        continue;
+      }
       int got = 0;
       if (models_[k].grid > 0) {
         got = pool_.place(k, placeable(k));
@@ -257,6 +266,7 @@ class Run {
       start(k, got);
       changed = true;
     }
+    new_ready_.clear();
     if (changed) rates_dirty_ = true;
     return changed;
   }
@@ -322,16 +332,21 @@ class Run {
     for (size_t g = 0; g < groups.size(); ++g)
       if (groups[g].residents.size() >= 2) shared_groups_.push_back(static_cast<int>(g));
     const int R = kNumShared + 3 * static_cast<int>(shared_groups_.size());
-    capacity_.assign(base_capacity_.begin(), base_capacity_.end());
-    for (int g : shared_groups_) {
-      const double n = groups[g].count;
-      capacity_.push_back(n);
-      capacity_.push_back(n * hw_.hbm_bytes_per_us / std::max(1.0, hw_.hbm_saturation_sms));
-      capacity_.push_back(n * hw_.l2_bytes_per_us / std::max(1.0, hw_.l2_saturation_sms));
+    if (shared_groups_.empty() && solver_has_base_) {
+      solver_.clear();  // the common case: no SM shared, the four GPU-wide resources
+    } else {
+      capacity_.assign(base_capacity_.begin(), base_capacity_.end());
+      for (int g : shared_groups_) {
+        const double n = groups[g].count;
+        capacity_.push_back(n);
+        capacity_.push_back(n * hw_.hbm_bytes_per_us / std::max(1.0, hw_.hbm_saturation_sms));
+        capacity_.push_back(n * hw_.l2_bytes_per_us / std::max(1.0, hw_.l2_saturation_sms));
+      }
+      solver_.reset(R);
+      solver_.set_capacities(capacity_);
+      usage_.assign(R, 0.0);
+      solver_has_base_ = shared_groups_.empty();
     }
-    solver_.reset(R);
-    solver_.set_capacities(capacity_);
-    usage_.assign(R, 0.0);
     for (int k : running_) {
       KernelRun& r = kr_[k];
       if (r.latency_left > 0) {
@@ -340,6 +355,11 @@ class Run {
       }
       const KernelModel& m = models_[k];
       const double cap = rate_ceiling(hw_, m, r.resident, r.usage);
+      solver_index_.push_back(k);
+      if (shared_groups_.empty()) {
+        solver_.add(cap, r.usage.data());
+        continue;
+      }
       std::fill(usage_.begin(), usage_.end(), 0.0);
       std::copy(r.usage.begin(), r.usage.end(), usage_.begin());
       if (r.resident > 0)
@@ -353,17 +373,16 @@ class Run {
             usage_[kNumShared + 3 * j + 2] = r.usage[kL2] * share;
           }
         }
-      solver_index_.push_back(k);
       solver_.add(cap, usage_.data());
     }
     solver_.solve();
+    for (size_t i = 0; i < solver_index_.size(); ++i)
+      kr_[solver_index_[i]].rate = solver_.rate()[i];
+    if (!observed_) return;
     Counters c;
-    c.sms_busy = pool_.busy_sms();
-    c.sms_shared = pool_.shared_sms();
-    c.ctas_resident = pool_.resident_ctas();
+    pool_.occupancy(c.sms_busy, c.sms_shared, c.ctas_resident);
     for (size_t i = 0; i < solver_index_.size(); ++i) {
-      KernelRun& r = kr_[solver_index_[i]];
-      r.rate = solver_.rate()[i];
+      const KernelRun& r = kr_[solver_index_[i]];
       if (r.rate == kInf) continue;
       c.hbm_bytes_per_us += r.rate * r.usage[kHbm];
       c.l2_bytes_per_us += r.rate * r.usage[kL2];
@@ -465,7 +484,8 @@ class Run {
   std::vector<Record> records_;
   std::vector<int> latest_record_;
   std::vector<int> ready_;
-  std::vector<int> running_;  // in start order
+  std::vector<int> new_ready_;  // became ready since the last placement round
+  std::vector<int> running_;    // in start order
   std::vector<int> solver_index_;
   std::vector<int> finishing_;
   double t_ = 0;
@@ -481,6 +501,8 @@ class Run {
   std::int64_t enqueue_seq_ = 0;
   bool streams_dirty_ = false;
   bool capacity_freed_ = false;
+  bool solver_has_base_ = false;  // the solver holds exactly the four GPU-wide capacities
+  bool observed_ = false;         // someone reads the counters
   bool ready_added_ = false;
   bool rates_dirty_ = true;
   RunResult result_;

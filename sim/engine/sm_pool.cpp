@@ -6,21 +6,6 @@
 
 namespace ovs {
 
-namespace {
-// Capacities are fractions of 1; sums of shares such as 8 x 1/8 must count as a full SM.
-constexpr double kSlack = 1e-9;
-}  // namespace
-
-int ctas_that_fit(const CtaShare& used, const CtaShare& share) {
-  double fit = std::numeric_limits<double>::infinity();
-  for (int d = 0; d < 4; ++d) {
-    if (share[d] <= 0) continue;
-    fit = std::min(fit, std::floor((1.0 - used[d] + kSlack) / share[d]));
-  }
-  if (!(fit > 0)) return 0;
-  return fit > 1e6 ? 1000000 : static_cast<int>(fit);
-}
-
 SmPool::SmPool(int sm_count) {
   if (sm_count > 0) groups_.push_back(Group{sm_count, {}, {}});
 }
@@ -35,9 +20,9 @@ void SmPool::set_share(int kernel, const CtaShare& share, int max_per_sm) {
 }
 
 int SmPool::ctas_of(const Group& g, int kernel) {
-  auto it = std::lower_bound(g.residents.begin(), g.residents.end(), kernel,
-                             [](const Resident& r, int k) { return r.kernel < k; });
-  return it != g.residents.end() && it->kernel == kernel ? it->ctas : 0;
+  for (const auto& r : g.residents)  // a few residents: a scan beats a binary search
+    if (r.kernel == kernel) return r.ctas;
+  return 0;
 }
 
 void SmPool::add_resident(Group& g, int kernel, int ctas) {
@@ -47,7 +32,7 @@ void SmPool::add_resident(Group& g, int kernel, int ctas) {
     it->ctas += ctas;
   else
     g.residents.insert(it, Resident{kernel, ctas});
-  recompute_used(g);
+  for (int d = 0; d < 4; ++d) g.used[d] += ctas * share_[kernel][d];
 }
 
 // Used capacity from the residents, summed in kernel order: the same residents always give the
@@ -64,21 +49,26 @@ int SmPool::place(int kernel, int want) {
   order_.clear();
   long long total = 0;
   int max_fit = 0;
+  bool grew = false;  // groups can only become equal when the kernel was already resident
   for (size_t g = 0; g < groups_.size(); ++g) {
-    const int fit = std::min(ctas_that_fit(groups_[g].used, s),
-                             max_per_sm_[kernel] - ctas_of(groups_[g], kernel));
+    int fit = ctas_that_fit(groups_[g].used, s);
     if (fit <= 0) continue;
+    const int have = ctas_of(groups_[g], kernel);
+    fit = std::min(fit, max_per_sm_[kernel] - have);
+    if (fit <= 0) continue;
+    grew |= have > 0;
     order_.emplace_back(static_cast<int>(g), fit);
     total += static_cast<long long>(fit) * groups_[g].count;
     max_fit = std::max(max_fit, fit);
   }
   if (order_.empty()) return 0;
-  // Most room first; ties by group order (deterministic).
-  std::stable_sort(order_.begin(), order_.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  // Most room first; ties by group order (deterministic). A handful of groups: insertion sort.
+  for (size_t i = 1; i < order_.size(); ++i)
+    for (size_t j = i; j > 0 && order_[j].second > order_[j - 1].second; --j)
+      std::swap(order_[j], order_[j - 1]);
   if (want >= total) {
     for (const auto& [g, fit] : order_) add_resident(groups_[g], kernel, fit);
-    merge_equal_groups();
+    if (grew) merge_equal_groups();
     return static_cast<int>(total);
   }
   // Breadth-first: the largest number of full rounds q (one CTA per SM each) that `want` covers,
@@ -115,7 +105,7 @@ int SmPool::place(int kernel, int want) {
     }
     if (c > 0) add_resident(groups_[g], kernel, c);
   }
-  merge_equal_groups();
+  if (grew) merge_equal_groups();
   return want;
 }
 
@@ -129,7 +119,9 @@ void SmPool::release(int kernel) {
     recompute_used(g);
     any = true;
   }
-  if (any) merge_equal_groups();
+  if (any) {
+    merge_equal_groups();
+  }
 }
 
 void SmPool::merge_equal_groups() {
@@ -178,6 +170,20 @@ int SmPool::resident_ctas() const {
   for (const auto& g : groups_)
     for (const auto& r : g.residents) n += g.count * r.ctas;
   return n;
+}
+
+}  // namespace ovs
+
+namespace ovs {
+
+void SmPool::occupancy(int& busy, int& shared, int& ctas) const {
+  busy = shared = ctas = 0;
+  for (const auto& g : groups_) {
+    if (g.residents.empty()) continue;
+    busy += g.count;
+    if (g.residents.size() >= 2) shared += g.count;
+    for (const auto& r : g.residents) ctas += g.count * r.ctas;
+  }
 }
 
 }  // namespace ovs

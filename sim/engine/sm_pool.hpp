@@ -6,7 +6,9 @@
 //
 // SMs in the same state form a group (a count and one state), so a GPU of 132 or 256 SMs is a
 // handful of groups: placing or releasing a kernel costs O(groups), not O(SMs).
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -15,8 +17,20 @@ namespace ovs {
 // Fractions of one SM's capacities that one CTA takes: slot, threads, registers, shared memory.
 using CtaShare = std::array<double, 4>;
 
+// Capacities are fractions of 1; sums of shares such as 8 x 1/8 must count as a full SM.
+inline constexpr double kSmSlack = 1e-9;
+
 // How many CTAs of `share` fit beside `used` on one SM.
-int ctas_that_fit(const CtaShare& used, const CtaShare& share);
+inline int ctas_that_fit(const CtaShare& used, const CtaShare& share) {
+  double fit = 1e6;
+  for (int d = 0; d < 4; ++d) {
+    if (share[d] <= 0) continue;
+    const double room = 1.0 - used[d] + kSmSlack;
+    if (room < share[d]) return 0;  // most calls ask about a full SM
+    fit = std::min(fit, std::floor(room / share[d]));
+  }
+  return static_cast<int>(fit);
+}
 
 class SmPool {
  public:
@@ -45,6 +59,8 @@ class SmPool {
   int busy_sms() const;          // SMs holding any CTA
   int shared_sms() const;        // SMs holding CTAs of two or more kernels
   int resident_ctas() const;
+  // The three counts above in one pass.
+  void occupancy(int& busy_sms, int& shared_sms, int& resident_ctas) const;
 
  private:
   void add_resident(Group& g, int kernel, int ctas);
