@@ -139,4 +139,15 @@ KernelCost mhc_post_cost(const HwProfile& hw, std::int64_t tokens, int dim, int 
   return named(hw, {"mhc_post", read, write, flops, tokens, 0, {}, {}});
 }
 
+KernelCost hadamard_cost(const HwProfile& hw, std::int64_t rows, int dim) {
+  const double n = double(rows) * dim;
+  return named(hw, {"hadamard", 2 * n, 2 * n, n * std::log2(std::max(2, dim)), rows, 0, {}, {}});
+}
+
+KernelCost norm_rope_cost(const HwProfile& hw, const std::string& name, std::int64_t rows, int dim,
+                          int rope_dim) {
+  const double n = double(rows) * dim;
+  return named(hw, {name, 2 * n, 2 * n, 4 * n + 6.0 * rows * rope_dim, rows, 0, {}, {}});
+}
+
 }  // namespace ovs

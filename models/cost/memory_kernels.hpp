@@ -40,5 +40,12 @@ KernelCost kv_cache_write_cost(const HwProfile& hw, std::int64_t tokens, double 
 KernelCost mhc_pre_cost(const HwProfile& hw, std::int64_t tokens, int dim, int hc,
                         int sinkhorn_iters);
 KernelCost mhc_post_cost(const HwProfile& hw, std::int64_t tokens, int dim, int hc);
+// A fast Walsh-Hadamard transform over `dim` values per row (V4's rotate_activation), BF16 in and
+// out: dim x log2(dim) additions per row.
+KernelCost hadamard_cost(const HwProfile& hw, std::int64_t rows, int dim);
+// Per-row RMSNorm and RoPE on the last `rope_dim` values, fused (V4's fused_q_norm_rope and the
+// compressor's fused norm + RoPE), BF16 in and out, `rows` rows of `dim`.
+KernelCost norm_rope_cost(const HwProfile& hw, const std::string& name, std::int64_t rows, int dim,
+                          int rope_dim);
 
 }  // namespace ovs

@@ -9,7 +9,8 @@ OpKernel named(const std::string& name, KernelCost c) {
 
 OpKernel gemm(const HwProfile& hw, const std::string& name, std::int64_t m, std::int64_t n,
               std::int64_t k, Dtype d, const std::string& a, const std::string& b,
-              const std::string& c, int groups, GemmLayout layout, double b_value_bytes) {
+              const std::string& c, int groups, GemmLayout layout, double b_value_bytes,
+              double out_bytes) {
   GemmShape s;
   s.m = std::max<std::int64_t>(m, 1);
   s.n = n;
@@ -21,6 +22,7 @@ OpKernel gemm(const HwProfile& hw, const std::string& name, std::int64_t m, std:
   s.b_tensor = b;
   s.c_tensor = c;
   s.b_value_bytes = b_value_bytes;
+  s.out_bytes = out_bytes;
   OpKernel out = named(name, gemm_cost(hw, s));
   out.deep_gemm = d != Dtype::bf16;
   return out;

@@ -13,7 +13,7 @@ namespace ovs::layer {
 OpKernel gemm(const HwProfile& hw, const std::string& name, std::int64_t m, std::int64_t n,
               std::int64_t k, Dtype d, const std::string& a, const std::string& b,
               const std::string& c, int groups = 1, GemmLayout layout = GemmLayout::dense,
-              double b_value_bytes = 0);
+              double b_value_bytes = 0, double out_bytes = 2);
 
 // Compute dtype for weights stored as `stored`: FP4 where the GPU has FP4 tensor cores, else FP8
 // MMA on FP4 weights (half a byte per value).
