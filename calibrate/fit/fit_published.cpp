@@ -209,6 +209,23 @@ std::vector<FitReport> fit_published(HwProfile& hw, const std::string& csv_path,
            {"kernels.comm.ll_latency_us", &c.ll_latency_us, 0.0, 100.0},
            {"kernels.comm.ll_latency_per_log2_ep_us", &c.ll_latency_per_log2_ep_us, 0.0, 30.0}},
           provenance));
+  } else if (set.family == DataFamily::seed) {
+    // Seed 2's MI355X timeline: its two GEMMs inform the FP8 GEMM efficiency and the per-tile
+    // overhead (q_b runs 16 waves of tiles, wqkv_a one), the norm the shortest kernel. BF16 keeps
+    // its measured (MAMF) efficiency; the side branches and the block are held back (`check`
+    // rows, and the side branches are not fitted either: no parameter of these kernels is
+    // informed by their sum alone).
+    std::vector<const Measurement*> rows;
+    for (const auto& m : set.rows)
+      if (m.in_sample) rows.push_back(&m);
+    MemoryKernelParams& mk = hw.kernels.memory;
+    if (!rows.empty())
+      reports.push_back(fit_rows(
+          hw, "seed", rows,
+          {{"kernels.gemm.efficiency.fp8", &g.efficiency[static_cast<int>(Dtype::fp8)], 0.05, 1.0},
+           {"kernels.gemm.tile_overhead_us", &g.tile_overhead_us, 0.0, 10.0},
+           {"kernels.memory.kernel_min_us", &mk.kernel_min_us, 0.5, 6.0}},
+          provenance));
   } else {
     auto heads = headline_rows(hw, csv_path);
     for (auto& [m, knob] : heads) {

@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <sstream>
 
+#include "calibrate/fit/seed_block.hpp"
 #include "models/cost/attention.hpp"
 #include "models/cost/comm.hpp"
 #include "models/cost/gemm.hpp"
+#include "models/cost/memory_kernels.hpp"
 #include "sim/core/error.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/io/csv_reader.hpp"
@@ -25,6 +28,8 @@ const char* family_name(DataFamily f) {
       return "flashmla";
     case DataFamily::gpus:
       return "gpus";
+    case DataFamily::seed:
+      return "seed";
     case DataFamily::unknown:
       break;
   }
@@ -74,6 +79,8 @@ DataFamily detect(const CsvTable& t) {
   if (t.has("kernel_class") && t.has("num_ep") && t.has("latency_us")) return DataFamily::deepep;
   if (t.has("h_q") && t.has("d_qk") && t.has("time_ms")) return DataFamily::flashmla;
   if (t.has("gpu") && t.has("metric") && t.has("value")) return DataFamily::gpus;
+  if (t.has("row") && t.has("kind") && t.has("measured_us") && t.has("use"))
+    return DataFamily::seed;
   return DataFamily::unknown;
 }
 
@@ -199,6 +206,65 @@ void load_flashmla(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) 
   }
 }
 
+// Seed 2's MI355X timeline (calibrate/published/seed2-*.csv): single GEMMs, a norm, and blocks of
+// a V4 layer's attention kernels predicted from the model's own layer graph.
+void load_seed(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) {
+  for (size_t i = 0; i < t.rows(); ++i) {
+    const int line = t.line_of(i);
+    if (!hw.matches_gpu(t.at(i, "gpu"))) continue;
+    const std::string kind = t.at(i, "kind");
+    const std::string use = t.at(i, "use");
+    if (use != "fit" && use != "check")
+      throw InputError(t.file(), line, "use", "expected 'fit' or 'check', got '" + use + "'");
+    Measurement m;
+    m.family = "seed";
+    m.line = line;
+    m.in_sample = use == "fit";
+    m.measured_us = positive(t, i, "measured_us");
+    if (kind == "gemm") {
+      GemmShape s;
+      s.m = whole(t, i, "m");
+      s.n = whole(t, i, "n");
+      s.k = whole(t, i, "k");
+      const auto d = parse_dtype(t.at(i, "dtype"));
+      if (!d) throw InputError(t.file(), line, "dtype", "expected bf16, fp8 or fp4");
+      s.dtype = *d;
+      m.label = fmt::format("{} gemm {} {}x{}x{}", t.at(i, "row"), t.at(i, "dtype"), s.m, s.n, s.k);
+      m.predict_us = [s](const HwProfile& h) { return solo_us(h, {gemm_cost(h, s)}); };
+    } else if (kind == "rmsnorm") {
+      const std::int64_t tokens = whole(t, i, "tokens");
+      const int dim = static_cast<int>(whole(t, i, "dim", 1 << 20));
+      m.label = fmt::format("{} rmsnorm {}x{}", t.at(i, "row"), tokens, dim);
+      m.predict_us = [tokens, dim](const HwProfile& h) {
+        return solo_us(h, {rmsnorm_cost(h, tokens, dim, true)});
+      };
+    } else if (kind == "v4_side" || kind == "v4_block") {
+      const std::string model = t.at(i, "model");
+      const std::int64_t tokens = whole(t, i, "tokens");
+      std::vector<std::string> prefixes;
+      {
+        std::istringstream words(t.at(i, "kernels"));
+        for (std::string w; words >> w;) prefixes.push_back(w);
+      }
+      if (kind == "v4_side" && prefixes.empty())
+        throw InputError(t.file(), line, "kernels", "name the side-branch kernels' prefixes");
+      m.label = fmt::format("{} {} {} tokens", t.at(i, "row"), model, tokens);
+      if (kind == "v4_side")
+        m.predict_us = [model, tokens, prefixes](const HwProfile& h) {
+          return seed_side_branches_us(h, model, tokens, prefixes);
+        };
+      else
+        m.predict_us = [model, tokens](const HwProfile& h) {
+          return seed_block_us(h, model, tokens, true);
+        };
+    } else {
+      out.skipped.push_back(fmt::format("line {}: seed row kind '{}' not modelled", line, kind));
+      continue;
+    }
+    out.rows.push_back(std::move(m));
+  }
+}
+
 }  // namespace
 
 MeasurementSet load_measurements(const std::string& csv_path, const HwProfile& hw,
@@ -219,9 +285,14 @@ MeasurementSet load_measurements(const std::string& csv_path, const HwProfile& h
       break;
     case DataFamily::gpus:
       break;  // hardware facts: used by calibrate, nothing to predict row by row
+    case DataFamily::seed:
+      load_seed(t, hw, out);
+      break;
     case DataFamily::unknown:
-      throw InputError(csv_path, 1, "header",
-                       "unrecognised CSV: expected DeepGEMM, DeepEP, FlashMLA or gpus.csv columns");
+      throw InputError(
+          csv_path, 1, "header",
+          "unrecognised CSV: expected DeepGEMM, DeepEP, FlashMLA, gpus.csv or seed-timeline "
+          "columns");
   }
   return out;
 }

@@ -11,13 +11,14 @@
 
 namespace ovs {
 
-enum class DataFamily { deepgemm, deepep, flashmla, gpus, unknown };
+enum class DataFamily { deepgemm, deepep, flashmla, gpus, seed, unknown };
 const char* family_name(DataFamily f);
 
 struct Measurement {
-  std::string family;  // deepgemm, deepep_normal, deepep_low_latency, flashmla
-  std::string label;   // shape in words
-  int line = 0;        // CSV line
+  std::string family;     // deepgemm, deepep_normal, deepep_low_latency, flashmla
+  std::string label;      // shape in words
+  bool in_sample = true;  // used for fitting (false: held back, only predicted)
+  int line = 0;           // CSV line
   double measured_us = 0;
   std::function<double(const HwProfile&)> predict_us;
 };

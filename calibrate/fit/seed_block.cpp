@@ -1,0 +1,122 @@
+#include "calibrate/fit/seed_block.hpp"
+
+#include <algorithm>
+
+#include "models/config/model_config.hpp"
+#include "models/graph/layer_builder.hpp"
+#include "sim/core/error.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/engine/kernel_model.hpp"
+#include "sim/engine/timeline.hpp"
+#include "sim/strategy/strategy.hpp"
+
+namespace ovs {
+namespace {
+
+Workload seed_workload(std::int64_t tokens) {
+  Workload w;
+  w.phase = Phase::prefill;
+  w.tokens_per_gpu = tokens;
+  w.context = tokens;
+  w.ep = 8;
+  return w;
+}
+
+// The attn op of the model's first CSA layer.
+const OpPlan& csa_attention(const LayerBuilder& lb) {
+  int csa = 0;
+  while (csa < lb.model().layers && lb.layer_type(csa) != "csa") ++csa;
+  if (csa == lb.model().layers)
+    throw InputError(lb.model().file, 0, "compress_ratios", "the model has no CSA (ratio 4) layer");
+  return *lb.plan(csa, whole_batch(lb.workload()), "A").find("attn");
+}
+
+bool is_side(const std::string& name) {
+  for (const char* p : {"kv_write", "compressor", "indexer"})
+    if (name.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+// The block's kernels under the multi-stream plan's placement (side streams, records, waits).
+Program block_program(const OpPlan& attn, const Strategy& ms) {
+  Program p;
+  p.streams = {{"main", 0}};
+  for (const auto& s : ms.side_streams) p.streams.push_back({s, 0});
+  auto stream = [&](const std::string& n) {
+    for (size_t i = 0; i < p.streams.size(); ++i)
+      if (p.streams[i].name == n) return int(i);
+    return 0;
+  };
+  auto event = [&](const std::string& n) {
+    for (size_t i = 0; i < p.events.size(); ++i)
+      if (p.events[i] == n) return int(i);
+    p.events.push_back(n);
+    return int(p.events.size()) - 1;
+  };
+  p.actions.push_back({RecordAction{event("op_start"), 0}, {}});
+  for (const auto& k : attn.kernels) {
+    // The seed's block ends before the attention kernel (its 2290 us are the projections, the
+    // indexer, the compressor and the KV write).
+    if (k.name == "attention") break;
+    int s = 0;
+    const Placement* pl = nullptr;
+    for (const auto& x : ms.for_type("csa").placement)
+      if (x.op == "attn" && x.kernel == k.name) pl = &x;
+    if (pl) {
+      s = stream(pl->stream);
+      for (const auto& e : pl->wait)
+        if (std::find(p.events.begin(), p.events.end(), e) != p.events.end())
+          p.actions.push_back({WaitAction{event(e), s}, {}});
+    }
+    p.kernels.push_back(k.cost.spec(s));
+    p.kernels.back().name = k.name;
+    p.actions.push_back({LaunchAction{int(p.kernels.size()) - 1, 0.0}, {}});
+    if (pl)
+      for (const auto& e : pl->record) p.actions.push_back({RecordAction{event(e), s}, {}});
+  }
+  return p;
+}
+
+}  // namespace
+
+SeedBlock seed_block(const HwProfile& hw, const std::string& model, std::int64_t tokens) {
+  const ModelConfig m = load_model_config(model);
+  const LayerBuilder lb(m, hw, seed_workload(tokens));
+  const Strategy ms = load_strategy("multistream", m.family);
+  const Program p = block_program(csa_attention(lb), ms);
+  const Engine engine(hw.engine);
+  Timeline tl(p);
+  SeedBlock b;
+  b.makespan_us = engine.run(p, &tl).makespan_us;
+  b.serial_us = engine.run(serialized(p)).makespan_us;
+  for (size_t i = 0; i < p.kernels.size(); ++i) {
+    const std::string& n = p.kernels[i].name;
+    const double d = tl.kernels()[i].duration_us();
+    if (n == "wqkv_a") b.wqkv_a_us = d;
+    if (n == "q_b") b.q_b_us = d;
+    if (is_side(n)) b.side_us += d;
+  }
+  return b;
+}
+
+double seed_block_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
+                     bool multistream) {
+  const SeedBlock b = seed_block(hw, model, tokens);
+  return multistream ? b.makespan_us : b.serial_us;
+}
+
+double seed_side_branches_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
+                             const std::vector<std::string>& prefixes) {
+  const ModelConfig m = load_model_config(model);
+  const LayerBuilder lb(m, hw, seed_workload(tokens));
+  double total = 0;
+  for (const auto& k : csa_attention(lb).kernels)
+    for (const auto& p : prefixes)
+      if (k.name.rfind(p, 0) == 0) {
+        total += solo_time_us(hw.engine, k.cost.spec());
+        break;
+      }
+  return total;
+}
+
+}  // namespace ovs
