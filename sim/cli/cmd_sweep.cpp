@@ -4,9 +4,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <thread>
+#include <tuple>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/flag_checks.hpp"
 #include "sim/core/error.hpp"
 #include "sim/sweep/report.hpp"
 #include "sim/sweep/sweep_runner.hpp"
@@ -25,18 +26,9 @@ struct SweepCliOptions {
 };
 
 int run_sweep_cmd(SweepCliOptions& o, CliContext& ctx) {
-  if (!o.shard.empty()) {
-    const auto slash = o.shard.find('/');
-    try {
-      if (slash == std::string::npos) throw std::invalid_argument("no slash");
-      o.run.shard_index = std::stoi(o.shard.substr(0, slash));
-      o.run.shard_count = std::stoi(o.shard.substr(slash + 1));
-    } catch (const std::exception&) {
-      throw InputError("", 0, "--shard", "expected i/N, got '" + o.shard + "'");
-    }
-  }
-  if (o.run.jobs <= 0)
-    o.run.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (!o.shard.empty())
+    std::tie(o.run.shard_index, o.run.shard_count) = flags::parse_shard(o.shard);
+  if (o.run.jobs <= 0) o.run.jobs = flags::default_jobs();
   o.run.progress = !o.quiet && isatty(2);
   const SweepSpec spec = load_sweep_spec(o.spec);
   const SweepSummary s = run_sweep(spec, o.run, ctx.err);
@@ -60,10 +52,14 @@ void add_sweep_commands(CLI::App& app, CliContext& ctx) {
       "Parallel, byte-identical for any -j, resumable, shardable.");
   cmd->add_option("spec", o->spec, "Sweep spec YAML (see strategies/sweeps/)")->required();
   cmd->add_option("--out", o->run.out, "Results CSV")->required();
-  cmd->add_option("-j,--jobs", o->run.jobs, "Threads (default: all cores)");
+  cmd->add_option("-j,--jobs", o->run.jobs,
+                  fmt::format("Threads, 1 to {} (default: all cores, {} here)", flags::max_jobs(),
+                              flags::default_jobs()))
+      ->check(flags::whole(1, flags::max_jobs()));
   cmd->add_flag("--resume", o->run.resume, "Continue an interrupted sweep in the same file");
   cmd->add_option("--shard", o->shard,
-                  "Run part i of N (i/N; join the parts with overlapsim merge)");
+                  "Run part i of N (i/N; join the parts with overlapsim merge)")
+      ->check(flags::shard());
   cmd->add_option("--report", o->report_dir,
                   "Also write the crossover table and charts to this directory");
   cmd->add_option("--x", o->x, "Report: the axis along which crossovers are found")

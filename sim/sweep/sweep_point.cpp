@@ -9,6 +9,7 @@
 #include "sim/io/csv_reader.hpp"
 #include "sim/io/data_paths.hpp"
 #include "sim/io/yaml_override.hpp"
+#include "sim/io/yaml_reader.hpp"
 
 namespace ovs {
 
@@ -242,15 +243,48 @@ void check_sweep_names(const SweepSpec& spec) {
       throw InputError(spec.file, u.line, u.field, e.what());
     }
   };
+  // Fields set by path ("hw.hbm.peak_gbps", "model.moe.topk") must exist in every file they
+  // would override, or every point of the sweep would fail.
+  struct PathUse {
+    std::string path, field;
+    int line;
+  };
+  auto path_uses = [&](const std::string& prefix) {
+    std::vector<PathUse> out;
+    for (const auto& [k, v] : spec.base)
+      if (k.rfind(prefix, 0) == 0)
+        out.push_back({k.substr(prefix.size()), "base." + k, line_of("base." + k)});
+    for (size_t i = 0; i < spec.axes.size(); ++i)
+      if (spec.axes[i].field.rfind(prefix, 0) == 0)
+        out.push_back({spec.axes[i].field.substr(prefix.size()),
+                       "axes[" + std::to_string(i) + "].field", spec.axes[i].line});
+    return out;
+  };
+  auto check_paths = [&](const std::string& prefix, const std::string& name,
+                         const std::string& folder, const std::string& what) {
+    const auto ps = path_uses(prefix);
+    if (ps.empty()) return;
+    const yaml::Value root = yaml::load_file(resolve_data_file(name, folder, what));
+    for (const auto& p : ps) {
+      try {
+        check_override_path(root, p.path);
+      } catch (const NameError& e) {
+        throw InputError(spec.file, p.line, p.field, e.what());
+      }
+    }
+  };
   std::set<std::string> done;
   for (const auto& u : uses("hw")) {
     resolve(u, "hw_profiles", "hardware profile");
-    if (done.insert("hw/" + u.name).second) load_hw_profile(u.name);
+    if (!done.insert("hw/" + u.name).second) continue;
+    load_hw_profile(u.name);
+    check_paths("hw.", u.name, "hw_profiles", "hardware profile");
   }
   for (const auto& u : uses("model")) {
     resolve(u, "models/configs", "model");
     if (!done.insert("model/" + u.name).second) continue;
     const ModelConfig mc = load_model_config(u.name);
+    check_paths("model.", u.name, "models/configs", "model");
     const std::string dir =
         mc.family == ModelFamily::v4 ? "strategies/deepseek-v4" : "strategies/deepseek-v3";
     for (size_t i = 0; i < spec.strategies.size(); ++i)
