@@ -4,11 +4,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <csignal>
+
 #include <tuple>
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/flag_checks.hpp"
 #include "sim/core/error.hpp"
+#include "sim/sweep/merge.hpp"
 #include "sim/sweep/report.hpp"
 #include "sim/sweep/sweep_runner.hpp"
 
@@ -32,6 +35,14 @@ int run_sweep_cmd(SweepCliOptions& o, CliContext& ctx) {
   o.run.progress = !o.quiet && isatty(2);
   const SweepSpec spec = load_sweep_spec(o.spec);
   const SweepSummary s = run_sweep(spec, o.run, ctx.err);
+  if (s.interrupted_by) {
+    ctx.err << fmt::format(
+        "\n{}: stopped by {}: {} of {} point(s) are complete in {}; continue with:\n"
+        "  overlapsim sweep {} --out {}{} --resume\n",
+        spec.name, s.interrupted_by == SIGINT ? "SIGINT" : "SIGTERM", s.written, s.points,
+        o.run.out, o.spec, o.run.out, o.shard.empty() ? "" : " --shard " + o.shard);
+    return 128 + s.interrupted_by;
+  }
   ctx.out << fmt::format(
       "{}: {} point(s) x {} strateg{} -> {} ({} computed in {:.2f} s, {:.1f} points/s)\n",
       spec.name, s.points, spec.strategies.size(), spec.strategies.size() == 1 ? "y" : "ies",
@@ -68,15 +79,31 @@ void add_sweep_commands(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("-q,--quiet", o->quiet, "No progress line");
   cmd->callback([o, &ctx] { ctx.exit_code = run_sweep_cmd(*o, ctx); });
 
-  auto parts = std::make_shared<std::vector<std::string>>();
-  auto merged = std::make_shared<std::string>();
+  auto m = std::make_shared<MergeOptions>();
   auto* merge = app.add_subcommand(
-      "merge", "Join the CSVs of a sharded sweep (--shard i/N) into one, in point order.");
-  merge->add_option("out", *merged, "Merged CSV")->required();
-  merge->add_option("parts", *parts, "Shard CSVs")->required();
-  merge->callback([parts, merged, &ctx] {
-    merge_sweeps(*parts, *merged);
-    ctx.out << fmt::format("merged {} part(s) into {}\n", parts->size(), *merged);
+      "merge",
+      "Join the CSVs of a sharded sweep (--shard i/N) into the file an unsharded run writes.\n"
+      "Refuses parts of another sweep, version or input file, a shard given twice or missing,\n"
+      "a cut last row and a row count that does not match the shard's points.");
+  merge->add_option("out", m->out, "Merged CSV")->required();
+  merge->add_option("parts", m->parts, "Shard CSVs")->required();
+  merge->add_flag("--allow-partial", m->allow_partial,
+                  "Merge the shards given even if some are missing (and say which)");
+  merge->callback([m, &ctx] {
+    const MergeSummary s = merge_sweeps(*m);
+    if (s.missing.empty()) {
+      ctx.out << fmt::format("merged {} shard(s) into {} ({} points)\n", s.given.size(), m->out,
+                             s.points);
+      return;
+    }
+    std::string missing;
+    for (int i : s.missing)
+      missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", i, s.shard_count);
+    ctx.out << fmt::format(
+        "merged {} of {} shards into {} ({} of {} points); missing: shard(s) {} ({} points): "
+        "run them with overlapsim sweep SPEC --shard i/N and merge again\n",
+        s.given.size(), s.shard_count, m->out, s.points, s.total_points, missing,
+        s.total_points - s.points);
   });
 
   auto r = std::make_shared<ReportOptions>();

@@ -138,10 +138,17 @@ std::string PointEvaluator::header() const {
   return h + "\n";
 }
 
+std::string point_prefix(const SweepSpec& spec, const std::vector<std::string>& inputs,
+                         long long index) {
+  const auto p = spec.point(index);
+  std::string prefix = std::to_string(index);
+  for (const auto& c : inputs) prefix += "," + csv_field(p.count(c) ? p.at(c) : std::string());
+  return prefix;
+}
+
 std::string PointEvaluator::rows(long long index) {
   const auto p = spec_.point(index);
-  std::string prefix = std::to_string(index);
-  for (const auto& c : inputs_) prefix += "," + csv_field(p.count(c) ? p.at(c) : std::string());
+  const std::string prefix = point_prefix(spec_, inputs_, index);
   const size_t n_out = output_columns().size();
   auto error_rows = [&](const std::string& message) {
     std::string out;
