@@ -145,7 +145,7 @@ TEST_CASE("a results file starts with its provenance", "[provenance][sweep]") {
   CHECK(slurp(runs().parts[1]).find("# shard: 1/3\n# points: 2 of 6\npoint,") != std::string::npos);
 }
 
-TEST_CASE("--resume refuses rows that are not this sweep's; nothing is written",
+TEST_CASE("sweep --resume refuses rows that are not this sweep's and writes nothing",
           "[provenance][sweep][bad-input][faults]") {
   const std::string full = slurp(runs().full);
   auto resume = [&](const std::string& name, const std::string& content,
@@ -221,7 +221,7 @@ TEST_CASE("--resume refuses rows that are not this sweep's; nothing is written",
   }
 }
 
-TEST_CASE("--resume refuses rows computed with a hardware file that has changed since",
+TEST_CASE("sweep --resume refuses rows computed with a hardware file that has changed since",
           "[provenance][sweep][bad-input][faults]") {
   const fs::path profile = tmp("my-gpu.yaml");
   std::string text = slurp(source_path("hw_profiles/h800-sxm.yaml"));
