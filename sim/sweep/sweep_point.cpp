@@ -6,6 +6,7 @@
 
 #include "sim/analysis/whatif.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
 #include "sim/io/csv_reader.hpp"
 #include "sim/io/data_paths.hpp"
 #include "sim/io/yaml_override.hpp"
@@ -111,7 +112,11 @@ const std::vector<std::string>& output_columns() {
                                "overlapped_gpu_idle_us",
                                "two_micro_batches",
                                "deepep_mode_used",
-                               "cuda_graphs_used"};
+                               "cuda_graphs_used",
+                               "baseline_memory_gb",
+                               "overlapped_memory_gb",
+                               "baseline_fits",
+                               "overlapped_fits"};
     for (const auto& cause : kCauses) c.push_back(cause_column(cause));
     c.push_back("verdict");
     c.push_back("error");
@@ -197,15 +202,24 @@ std::string PointEvaluator::rows(long long index) {
       for (const auto& d : r.degradation) deg[d.cause] = d.us;
       std::string row = prefix + "," + csv_field(name) + "," + csv_field(spec_.baseline);
       const ProgramStats &b = r.baseline, &o = r.overlapped;
+      // A side that does not fit in HBM has no throughput, and the pair no speedup.
+      auto fitting = [](bool fits, double v) { return fits ? num(v) : std::string(); };
+      row += "," + num(b.total_us) + "," + num(o.total_us) + "," +
+             fitting(b.fits() && o.fits(), r.speedup);
       for (double v :
-           {b.total_us, o.total_us, r.speedup, r.advantage_us, r.degradation_us, r.comm_hidden_us,
-            b.per_layer_us, o.per_layer_us, b.tokens_per_s_per_gpu, o.tokens_per_s_per_gpu,
-            b.exposed_comm_us, o.exposed_comm_us, b.gpu_idle_us, o.gpu_idle_us})
+           {r.advantage_us, r.degradation_us, r.comm_hidden_us, b.per_layer_us, o.per_layer_us})
+        row += "," + num(v);
+      row += "," + fitting(b.fits(), b.tokens_per_s_per_gpu) + "," +
+             fitting(o.fits(), o.tokens_per_s_per_gpu);
+      for (double v : {b.exposed_comm_us, o.exposed_comm_us, b.gpu_idle_us, o.gpu_idle_us})
         row += "," + num(v);
       row += std::string(",") + (o.split ? "true" : "false");
       row +=
           std::string(",") + (r.workload.mode() == DeepepMode::normal ? "normal" : "low_latency");
       row += std::string(",") + (r.workload.graphs() ? "true" : "false");
+      row += "," + num(b.memory.total_bytes / units::kBytesPerGB) + "," +
+             num(o.memory.total_bytes / units::kBytesPerGB);
+      row += std::string(",") + (b.fits() ? "true" : "false") + "," + (o.fits() ? "true" : "false");
       for (const auto& cause : kCauses) row += "," + num(deg.count(cause) ? deg.at(cause) : 0.0);
       row += "," + csv_field(r.verdict) + ",\n";
       out += row;
