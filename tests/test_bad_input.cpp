@@ -129,20 +129,18 @@ void check_all(const std::vector<Case>& cases) {
 
 const std::vector<std::string> kRun{"run", "{in}", "--trace", "{out}"};
 
-const std::
-    string
-        kProgram =
-            "hardware: h800-sxm\n"             // 1
-            "launch_mode: eager\n"             // 2
-            "streams:\n"                       // 3
-            "  - compute\n"                    // 4
-            "  - {name: side, priority: 1}\n"  // 5
-            "program:\n"                       // 6
-            "  - launch: {name: gemm, stream: compute, work: {tensor_flops: {bf16: 1.0e9}, ctas: "
-            "64}}\n"                                                              // 7
-            "  - record: {event: done, stream: compute}\n"                        // 8
-            "  - wait: {event: done, stream: side}\n"                             // 9
-            "  - launch: {name: after, stream: side, duration_us: 5, sms: 8}\n";  // 10
+const std::string kProgram =
+    "hardware: h800-sxm\n"             // 1
+    "launch_mode: eager\n"             // 2
+    "streams:\n"                       // 3
+    "  - compute\n"                    // 4
+    "  - {name: side, priority: 1}\n"  // 5
+    "program:\n"                       // 6
+    "  - launch: {name: gemm, stream: compute, work: {tensor_flops: {bf16: 1.0e9}, ctas: "
+    "64}}\n"                                                              // 7
+    "  - record: {event: done, stream: compute}\n"                        // 8
+    "  - wait: {event: done, stream: side}\n"                             // 9
+    "  - launch: {name: after, stream: side, duration_us: 5, sms: 8}\n";  // 10
 
 // --- what-if inputs (model, hardware, strategy) --------------------------------------------------
 

@@ -90,10 +90,10 @@ TEST_CASE("a sweep's rows equal the same points run one by one with whatif", "[s
                              t.at(i, "ep"), "--strategy", t.at(i, "strategy"), "--json"});
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
-    for (const char* k : {"baseline_us", "overlapped_us", "speedup", "advantage_us",
-                          "degradation_us", "baseline_per_layer_us", "overlapped_per_layer_us",
-                          "baseline_tokens_per_s_per_gpu", "overlapped_tokens_per_s_per_gpu",
-                          "baseline_memory_gb", "overlapped_memory_gb"}) {
+    for (const char* k :
+         {"baseline_us", "overlapped_us", "speedup", "advantage_us", "degradation_us",
+          "baseline_per_layer_us", "overlapped_per_layer_us", "baseline_tokens_per_s_per_gpu",
+          "overlapped_tokens_per_s_per_gpu", "baseline_memory_gb", "overlapped_memory_gb"}) {
       INFO(k << " of row " << i);
       if (j[k].is_null())  // a side that does not fit: no throughput, no speedup
         CHECK(t.at(i, k).empty());
