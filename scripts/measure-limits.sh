@@ -25,7 +25,7 @@ SPEC
 pid=$!
 for ((t = 10; t <= seconds; t += 10)); do
   sleep 10
-  rows=$(($(wc -l < "$work/million.csv") - 1))
+  rows=$(($(grep -c -v '^#' "$work/million.csv") - 1))
   rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
   hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   echo "  t=${t}s rows=${rows} rss=${rss} kB peak=${hwm} kB"
@@ -33,20 +33,34 @@ done
 kill "$pid"; wait "$pid" 2>/dev/null || true
 
 echo "== 2. merge of two 500,000-point shards"
+# The shards as `sweep --shard i/2` would write them: the sweep's provenance with the shard's
+# line, then every point of the shard with its own inputs (merge checks each row against the
+# spec), the outputs copied from the first row computed above.
 python3 - "$work" <<'PY'
 import sys
 work = sys.argv[1]
-header = open(f"{work}/million.csv").readline()
-row = open(f"{work}/million.csv").readlines()[1].split(",", 1)[1]
+lines = open(f"{work}/million.csv").read().split("\n")
+prov = [l for l in lines if l.startswith("#")]
+header = lines[len(prov)]
+first = lines[len(prov) + 1].split(",")
+outputs = ",".join(first[12:])  # strategy onward (point + 11 input columns before it)
 for shard in (0, 1):
     with open(f"{work}/part{shard}.csv", "w") as f:
-        f.write(header)
+        for l in prov:
+            if l.startswith("# shard:"):
+                l = f"# shard: {shard}/2"
+            elif l.startswith("# points:"):
+                l = "# points: 500000 of 1000000"
+            f.write(l + "\n")
+        f.write(header + "\n")
         for i in range(shard, 1_000_000, 2):
-            f.write(f"{i},{row}")
+            context, tokens = 1000 + 100 * (i // 1000), 1 + i % 1000
+            f.write(f"{i},deepseek-v3,h800-sxm,decode,{tokens},{context},32,8,1.15,auto,auto,1,"
+                    f"{outputs}\n")
 PY
 ls -l "$work"/part*.csv | awk '{print "  " $5 " bytes " $9}'
 /usr/bin/time -f "  merge: %e s, peak RSS %M kB" "$bin" merge "$work/merged.csv" "$work/part0.csv" "$work/part1.csv"
-echo "  merged rows: $(($(wc -l < "$work/merged.csv") - 1))"
+echo "  merged rows: $(grep -c -v '^#' "$work/merged.csv") (with the header)"
 
 echo "== 3. import of a ~1 GB trace"
 python3 - "$work/big.json" <<'PY'

@@ -300,7 +300,7 @@ TEST_CASE("bad model configs: every class, one located line, no trace left behin
        "unknown value 'v5' (did you mean 'v3'?)"},
       {"model-unknown-dtype", w, edit(v3, "expert_dtype: fp8", "expert_dtype: fp6"), 26,
        "moe.expert_dtype", "expected one of: bf16, fp8, fp4"},
-      {"model-v4-key-in-v3", w, v3 + "mhc: {hc_mult: 4, sinkhorn_iters: 20}\n", 27, "mhc",
+      {"model-v4-key-in-v3", w, v3 + "mhc: {hc_mult: 4, sinkhorn_iters: 20}\n", 34, "mhc",
        "mHC is a V4 feature"},
       {"model-truncated", w, cut_after(v3, "routed_experts: {value: 256, sour"), 19, "",
        "malformed YAML"},

@@ -92,8 +92,16 @@ TEST_CASE("a sweep's rows equal the same points run one by one with whatif", "[s
     const auto j = nlohmann::json::parse(r.out);
     for (const char* k :
          {"baseline_us", "overlapped_us", "speedup", "advantage_us", "degradation_us",
-          "baseline_per_layer_us", "overlapped_per_layer_us", "overlapped_tokens_per_s_per_gpu"})
-      CHECK(t.number(i, k) == j[k].get<double>());  // same bits: both print shortest round-trip
+          "baseline_per_layer_us", "overlapped_per_layer_us", "baseline_tokens_per_s_per_gpu",
+          "overlapped_tokens_per_s_per_gpu", "baseline_memory_gb", "overlapped_memory_gb"}) {
+      INFO(k << " of row " << i);
+      if (j[k].is_null())  // a side that does not fit: no throughput, no speedup
+        CHECK(t.at(i, k).empty());
+      else
+        CHECK(t.number(i, k) == j[k].get<double>());  // same bits: shortest round-trip
+    }
+    for (const char* k : {"baseline_fits", "overlapped_fits"})
+      CHECK(t.at(i, k) == (j[k].get<bool>() ? "true" : "false"));
     CHECK(t.at(i, "verdict") == j["verdict"].get<std::string>());
   }
 }

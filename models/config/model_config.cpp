@@ -38,7 +38,7 @@ ModelConfig parse_model_config(const yaml::Value& root) {
   ModelConfig c;
   c.file = root.file();
   yaml::Map m(root, {"name", "family", "hidden", "layers", "dense_layers", "dense_inter", "vocab",
-                     "attention", "mhc", "moe", "description"});
+                     "attention", "mhc", "moe", "weights", "description"});
   c.name = m.required("name").str();
   c.family = m.required("family").choice({"v3", "v4"}) == "v4" ? ModelFamily::v4 : ModelFamily::v3;
   c.hidden = whole(m, "hidden", 1);
@@ -112,6 +112,17 @@ ModelConfig parse_model_config(const yaml::Value& root) {
     if (c.topk > c.routed_experts) e.required("topk").fail("more experts per token than experts");
     if (c.routed_experts % c.expert_groups != 0 || c.topk_groups > c.expert_groups)
       e.required("groups").fail("groups must divide the experts and be >= topk_groups");
+  }
+  {
+    yaml::Map wt(m.required("weights"),
+                 {"dtype", "scale_block", "scale_bytes", "expert_scale_block", "expert_scale_bytes",
+                  "embedding_dtype"});
+    c.weight_dtype = *parse_dtype(wt.required("dtype").choice({"bf16", "fp8", "fp4"}));
+    c.weight_scale_block = whole(wt, "scale_block", 1);
+    c.weight_scale_bytes = whole(wt, "scale_bytes");
+    c.expert_scale_block = whole(wt, "expert_scale_block", 1);
+    c.expert_scale_bytes = whole(wt, "expert_scale_bytes");
+    c.embedding_dtype = *parse_dtype(wt.required("embedding_dtype").choice({"bf16", "fp8", "fp4"}));
   }
   return c;
 }

@@ -48,6 +48,16 @@ struct ModelConfig {
   int topk_groups = 1;
   int hash_layers = 0;
   Dtype expert_dtype = Dtype::fp8;
+  // How the checkpoint stores its weights (the memory model, models/memory/): the linear layers
+  // outside the routed experts in `weight_dtype` with one scale of `weight_scale_bytes` per
+  // `weight_scale_block` weights; the routed experts in expert_dtype with their own scales;
+  // embedding and output head in `embedding_dtype`.
+  Dtype weight_dtype = Dtype::fp8;
+  int weight_scale_block = 0;
+  int weight_scale_bytes = 0;
+  int expert_scale_block = 0;
+  int expert_scale_bytes = 0;
+  Dtype embedding_dtype = Dtype::bf16;
 };
 
 ModelConfig load_model_config(const std::string& name_or_path);

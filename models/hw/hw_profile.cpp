@@ -150,7 +150,7 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
   SourcedReader num(p);
   yaml::Map m(root, {"name", "description", "aliases", "vendor", "arch", "sm_count", "sm",
                      "boost_clock_mhz", "sustained_clock_mhz", "tensor_peak_tflops",
-                     "cuda_core_peak_tflops", "hbm", "l2", "links", "host", "kernels"});
+                     "cuda_core_peak_tflops", "hbm", "l2", "links", "host", "kernels", "memory"});
   p.name = m.required("name").str();
   if (auto d = m.optional("description")) p.description = d->str();
   if (auto a = m.optional("aliases"))
@@ -225,6 +225,19 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
     hw.launch_eager_us = num.read(h, "launch_eager_us", yaml::kNonNegative);
     hw.launch_graph_us = num.read(h, "launch_graph_us", yaml::kNonNegative);
     hw.event_host_us = num.read_opt(h, "event_us", yaml::kNonNegative, 0);
+  }
+  if (auto mv = m.optional("memory")) {
+    yaml::Map mm(*mv, {"framework_reserve_gb", "cuda_graph_pool_gb", "deepep_normal_buffer_gb",
+                       "deepep_ll_max_tokens_per_rank"});
+    auto& mp = p.memory;
+    mp.framework_reserve_gb = num.read(mm, "framework_reserve_gb", yaml::kNonNegative);
+    mp.cuda_graph_pool_gb = num.read(mm, "cuda_graph_pool_gb", yaml::kNonNegative);
+    mp.deepep_normal_buffer_gb = num.read(mm, "deepep_normal_buffer_gb", yaml::kNonNegative);
+    const double tokens = num.read(mm, "deepep_ll_max_tokens_per_rank", {1, 1 << 20});
+    mp.deepep_ll_max_tokens_per_rank = static_cast<int>(tokens);
+    if (double(mp.deepep_ll_max_tokens_per_rank) != tokens)
+      mm.required("deepep_ll_max_tokens_per_rank").fail("must be a whole number of tokens");
+    p.has_memory_params = true;
   }
   // Programs with inline hardware need no cost models; named profiles always have them.
   if (auto kv = m.optional("kernels")) {

@@ -36,6 +36,15 @@ struct HwProfile {
   double hbm_capacity_gb = 0;
   KernelParams kernels;  // cost-model parameters
   bool has_kernel_params = false;
+  // What a serving process holds besides weights, KV cache and activations (the memory model,
+  // models/memory/), from the profile's memory: section.
+  struct MemoryParams {
+    double framework_reserve_gb = 0;        // CUDA context, NCCL, workspaces, allocator slack
+    double cuda_graph_pool_gb = 0;          // captured decode graphs beyond the activations
+    double deepep_normal_buffer_gb = 0;     // DeepEP normal-mode NVLink + RDMA buffers
+    int deepep_ll_max_tokens_per_rank = 0;  // DeepEP low-latency buffer sizing
+  } memory;
+  bool has_memory_params = false;
   std::vector<SourcedField> fields;  // every number read, with its source
 
   // Per-SM sustained tensor peak for a dtype, in FLOP/us.

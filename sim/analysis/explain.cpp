@@ -117,6 +117,7 @@ Explanation explain(const WhatIfRequest& req) {
 
 void write_explanation(std::ostream& out, const Explanation& e) {
   write_whatif_table(out, e.whatif);
+  write_memory_breakdown(out, e.whatif);
   out << fmt::format("\nCritical path of '{}' ({:.0f} us), by op:\n", e.whatif.overlapped.strategy,
                      e.critical_path_us);
   for (const auto& p : e.critical_path)
@@ -161,6 +162,16 @@ void write_explanation_json(std::ostream& out, const Explanation& e) {
   Json deg = Json::array();
   for (const auto& d : e.whatif.degradation) deg.push_back({{"cause", d.cause}, {"us", d.us}});
   j["degradation"] = deg;
+  for (const auto* side : {&e.whatif.baseline, &e.whatif.overlapped}) {
+    Json terms = Json::array();
+    for (const auto& t : side->memory.terms)
+      terms.push_back({{"term", t.name}, {"gb", t.bytes / units::kBytesPerGB}, {"how", t.how}});
+    j[side == &e.whatif.baseline ? "baseline_memory" : "overlapped_memory"] = {
+        {"total_gb", side->memory.total_bytes / units::kBytesPerGB},
+        {"capacity_gb", side->memory.capacity_bytes / units::kBytesPerGB},
+        {"fits", side->fits()},
+        {"terms", terms}};
+  }
   j["verdict"] = e.whatif.verdict;
   out << j.dump(2) << "\n";
 }

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/kernel_model.hpp"
 #include "sim/io/atomic_file.hpp"
@@ -27,6 +28,33 @@ std::string bucket(const KernelInfo& info, const KernelSpec& k, const SoloBreakd
   if (k.category == "attention") return "attention efficiency";
   if (bound == "latency") return "fixed kernel latency";
   return "small memory-bound kernels";
+}
+
+// Empty when both fit; else what does not fit and why (its largest term).
+std::string fit_sentence(const ProgramStats& base, const ProgramStats& over, const HwProfile& hw) {
+  auto needs = [](const ProgramStats& s) {
+    const MemoryTerm* big = &s.memory.terms.front();
+    for (const auto& t : s.memory.terms)
+      if (t.bytes > big->bytes) big = &t;
+    return fmt::format("{:.1f} GB per GPU (largest: {} {:.1f} GB)",
+                       s.memory.total_bytes / units::kBytesPerGB, big->name,
+                       big->bytes / units::kBytesPerGB);
+  };
+  const std::string cap = fmt::format("{} has {:g} GB", hw.name, hw.hbm_capacity_gb);
+  if (!base.fits() && !over.fits())
+    return fmt::format("Neither fits in HBM: '{}' needs {} and '{}' {}; {}.", base.strategy,
+                       needs(base), over.strategy, needs(over), cap);
+  if (!over.fits())
+    return fmt::format("'{}' does not fit in HBM: it needs {}; {} ('{}' fits, {:.1f} GB).",
+                       over.strategy, needs(over), cap, base.strategy,
+                       base.memory.total_bytes / units::kBytesPerGB);
+  if (!base.fits())
+    return fmt::format(
+        "'{}' does not fit in HBM: it needs {}; {}. '{}' fits ({:.1f} GB): it "
+        "is what makes this batch possible.",
+        base.strategy, needs(base), cap, over.strategy,
+        over.memory.total_bytes / units::kBytesPerGB);
+  return {};
 }
 
 }  // namespace
@@ -113,6 +141,7 @@ const StrategyRun& WhatIfSession::run(const Strategy& s, TraceSink* sink, int pi
     throw InputError(s.file, 0, "", e.what());
   }
   r->timeline.reset();  // the statistics are kept; the timeline is only needed while running
+  r->stats.memory = memory_per_gpu(model_, hw_, w, r->stats.split);
   auto& slot = cache_[key];
   slot = std::move(r);
   return *slot;
@@ -159,7 +188,6 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
   r.advantage_us = (r.baseline.total_us - r.overlapped.total_us) + r.degradation_us;
   const double gain = r.baseline.total_us - r.overlapped.total_us;
   const std::string top = r.degradation.empty() ? "nothing" : r.degradation.front().cause;
-  const std::string why_lose = top;
   if (!over.built.note.empty()) {
     r.verdict = fmt::format("'{}' could not split the batch ({}); {}", over_s.name, over.built.note,
                             gain >= 0 ? "no gain from two-batch overlap" : "it only adds cost");
@@ -175,9 +203,12 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
         "'{}' does not pay: {:.1f} % slower ({:.0f} us per forward). Splitting costs {:.0f} us "
         "(mostly {}) "
         "against {:.0f} us of communication hidden.",
-        over_s.name, 100 * (1 / r.speedup - 1), -gain, std::max(0.0, r.degradation_us), why_lose,
+        over_s.name, 100 * (1 / r.speedup - 1), -gain, std::max(0.0, r.degradation_us), top,
         std::max(0.0, r.comm_hidden_us));
   }
+  // A side that does not fit in HBM has no throughput to compare: the verdict says so first.
+  const std::string fit = fit_sentence(r.baseline, r.overlapped, hw);
+  if (!fit.empty()) r.verdict = fit;
   return r;
 }
 

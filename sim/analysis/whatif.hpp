@@ -11,6 +11,7 @@
 #include "models/config/model_config.hpp"
 #include "models/graph/workload.hpp"
 #include "models/hw/hw_profile.hpp"
+#include "models/memory/memory_model.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/timeline.hpp"
 #include "sim/strategy/program_builder.hpp"
@@ -32,6 +33,8 @@ struct ProgramStats {
   bool split = false;
   std::string note;
   std::map<std::string, double> solo_us;  // kernel time alone, by cause bucket
+  MemoryUse memory;                       // per GPU, against the HBM capacity
+  bool fits() const { return memory.fits(); }
 };
 
 struct DegradationItem {
@@ -102,6 +105,8 @@ class WhatIfSession {
 };
 void write_whatif_json(std::ostream& out, const WhatIfResult& r);
 void write_whatif_table(std::ostream& out, const WhatIfResult& r);
+// Memory per GPU of both sides, term by term with its arithmetic (whatif --explain).
+void write_memory_breakdown(std::ostream& out, const WhatIfResult& r);
 
 // Program statistics from a run's timeline (exposed communication, per-layer time, ...).
 ProgramStats program_stats(const BuiltProgram& b, const Timeline& tl, double makespan_us,

@@ -1,6 +1,7 @@
 // overlapsim import-trace TRACE.json [--json] [--program OUT.yaml] [--hw NAME]
 #include <fmt/format.h>
 
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -8,6 +9,7 @@
 #include "calibrate/import/trace_export.hpp"
 #include "models/hw/hw_profile.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/flag_checks.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/atomic_file.hpp"
 #include "sim/io/data_paths.hpp"
@@ -91,7 +93,7 @@ void add_import_trace_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--max-host-gap-us", opts->max_host_gap_us,
                   "Longest host gap between two launches kept in the exported program")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(flags::real(0, std::numeric_limits<double>::infinity()));
   cmd->callback([opts, &ctx] { ctx.exit_code = import_trace(*opts, ctx); });
 }
 

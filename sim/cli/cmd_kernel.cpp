@@ -9,6 +9,7 @@
 #include "models/cost/gemm.hpp"
 #include "models/cost/memory_kernels.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/flag_checks.hpp"
 #include "sim/core/error.hpp"
 #include "sim/engine/kernel_model.hpp"
 
@@ -203,41 +204,44 @@ void add_kernel_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--hw", o->hw, "Hardware profile (name or path)")->capture_default_str();
   cmd->add_option("--gemm", o->gemm, "GEMM M,N,K (M per group for grouped layouts)")
       ->delimiter(',')
-      ->expected(3);
-  cmd->add_option("--groups", o->groups, "GEMM groups (experts)")->check(CLI::PositiveNumber);
+      ->expected(3)
+      ->check(flags::whole_count(1));
+  cmd->add_option("--groups", o->groups, "GEMM groups (experts)")->check(flags::whole_int(1));
   cmd->add_option("--layout", o->layout, "GEMM layout")
-      ->check(CLI::IsMember({"dense", "contiguous", "masked"}));
-  cmd->add_option("--dtype", o->dtype, "GEMM dtype")->check(CLI::IsMember({"bf16", "fp8", "fp4"}));
+      ->check(flags::one_of({"dense", "contiguous", "masked"}));
+  cmd->add_option("--dtype", o->dtype, "GEMM dtype")->check(flags::one_of({"bf16", "fp8", "fp4"}));
   cmd->add_option("--deepep", o->deepep, "DeepEP mode")
-      ->check(CLI::IsMember({"normal", "low_latency"}));
-  cmd->add_option("--op", o->op, "DeepEP op")->check(CLI::IsMember({"dispatch", "combine"}));
-  cmd->add_option("--ep", o->ep, "EP size (ranks)")->check(CLI::PositiveNumber);
-  cmd->add_option("--tokens", o->tokens, "Tokens on this GPU (DeepEP, memory kernels)");
-  cmd->add_option("--hidden", o->hidden, "Hidden size")->check(CLI::PositiveNumber);
-  cmd->add_option("--topk", o->topk, "Experts per token")->check(CLI::PositiveNumber);
-  cmd->add_option("--experts", o->experts, "Routed experts")->check(CLI::PositiveNumber);
+      ->check(flags::one_of({"normal", "low_latency"}));
+  cmd->add_option("--op", o->op, "DeepEP op")->check(flags::one_of({"dispatch", "combine"}));
+  cmd->add_option("--ep", o->ep, "EP size (ranks)")->check(flags::whole_int(1));
+  cmd->add_option("--tokens", o->tokens, "Tokens on this GPU (DeepEP, memory kernels)")
+      ->check(flags::whole_count(1));
+  cmd->add_option("--hidden", o->hidden, "Hidden size")->check(flags::whole_int(1));
+  cmd->add_option("--topk", o->topk, "Experts per token")->check(flags::whole_int(1));
+  cmd->add_option("--experts", o->experts, "Routed experts")->check(flags::whole_int(1));
   cmd->add_option("--expert-groups", o->expert_groups, "Expert groups (group-limited routing)")
-      ->check(CLI::PositiveNumber);
+      ->check(flags::whole_int(1));
   cmd->add_option("--topk-groups", o->topk_groups, "Groups a token may use")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node")->check(CLI::PositiveNumber);
+      ->check(flags::whole_int(1));
+  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node")->check(flags::whole_int(1));
   cmd->add_option("--attention", o->attention, "Attention kernel")
-      ->check(CLI::IsMember({"mla_decode", "sparse_decode", "dense_prefill", "sparse_prefill"}));
-  cmd->add_option("--batch", o->batch, "Attention: requests")->check(CLI::PositiveNumber);
+      ->check(flags::one_of({"mla_decode", "sparse_decode", "dense_prefill", "sparse_prefill"}));
+  cmd->add_option("--batch", o->batch, "Attention: requests")->check(flags::whole_int(1));
   cmd->add_option("--q-len", o->q_len, "Attention: query tokens per request")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--kv-len", o->kv_len, "Attention: keys per request")->check(CLI::PositiveNumber);
-  cmd->add_option("--heads", o->heads, "Attention: query heads")->check(CLI::PositiveNumber);
-  cmd->add_option("--d-qk", o->d_qk, "Attention: query/key head dim")->check(CLI::PositiveNumber);
-  cmd->add_option("--d-v", o->d_v, "Attention: value head dim")->check(CLI::PositiveNumber);
-  cmd->add_option("--attn-topk", o->attn_topk, "Sparse attention: keys per query");
+      ->check(flags::whole_int(1));
+  cmd->add_option("--kv-len", o->kv_len, "Attention: keys per request")->check(flags::whole_int(1));
+  cmd->add_option("--heads", o->heads, "Attention: query heads")->check(flags::whole_int(1));
+  cmd->add_option("--d-qk", o->d_qk, "Attention: query/key head dim")->check(flags::whole_int(1));
+  cmd->add_option("--d-v", o->d_v, "Attention: value head dim")->check(flags::whole_int(1));
+  cmd->add_option("--attn-topk", o->attn_topk, "Sparse attention: keys per query")
+      ->check(flags::whole_count(0));
   cmd->add_option("--kv-dtype", o->kv_dtype, "KV cache dtype")
-      ->check(CLI::IsMember({"bf16", "fp8"}));
+      ->check(flags::one_of({"bf16", "fp8"}));
   cmd->add_option("--memory", o->memory, "Memory-bound kernel")
-      ->check(CLI::IsMember({"rmsnorm", "rope", "quantize", "swiglu", "residual_add", "router_topk",
+      ->check(flags::one_of({"rmsnorm", "rope", "quantize", "swiglu", "residual_add", "router_topk",
                              "cumsum", "kv_write", "mhc_pre", "mhc_post", "gather"}));
-  cmd->add_option("--dim", o->dim, "Memory kernels: hidden dim")->check(CLI::PositiveNumber);
-  cmd->add_option("--sms", o->sms, "Price it on this many SMs")->check(CLI::PositiveNumber);
+  cmd->add_option("--dim", o->dim, "Memory kernels: hidden dim")->check(flags::whole_int(1));
+  cmd->add_option("--sms", o->sms, "Price it on this many SMs")->check(flags::whole_int(1));
   cmd->add_flag("--json", o->json,
                 "Print one JSON object (time_us, bound, achieved_tflops, achieved_gbps, waves)");
   cmd->callback([o, &ctx] { ctx.exit_code = run_kernel(*o, ctx); });

@@ -1,6 +1,9 @@
 // overlapsim search --model M --hw H --phase P --tokens-per-gpu N --context C --ep E [--out
 // best.yaml]
+#include <limits>
+
 #include "sim/cli/commands.hpp"
+#include "sim/cli/flag_checks.hpp"
 #include "sim/core/error.hpp"
 #include "sim/search/search_run.hpp"
 
@@ -59,26 +62,28 @@ void add_search_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--model", o->model, "Model")->capture_default_str();
   cmd->add_option("--hw", o->hw, "Hardware profile")->capture_default_str();
   cmd->add_option("--phase", o->phase, "prefill or decode")
-      ->check(CLI::IsMember({"prefill", "decode"}))
+      ->check(flags::one_of({"prefill", "decode"}))
       ->capture_default_str();
   cmd->add_option("--tokens-per-gpu", o->tokens, "Prefill tokens or decode requests per GPU")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(flags::whole_count(1));
   cmd->add_option("--context", o->context, "Prompt length or KV length")
       ->required()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--ep", o->ep, "Expert-parallel size")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node")->check(CLI::PositiveNumber);
-  cmd->add_option("--imbalance", o->imbalance, "Hottest rank's expert load over the mean");
+      ->check(flags::whole_count(1));
+  cmd->add_option("--ep", o->ep, "Expert-parallel size")->required()->check(flags::whole_int(1));
+  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node")->check(flags::whole_int(1));
+  cmd->add_option("--imbalance", o->imbalance, "Hottest rank's expert load over the mean")
+      ->check(flags::real(1, std::numeric_limits<double>::infinity()));
   cmd->add_option("--deepep-mode", o->deepep_mode, "normal, low_latency or auto (search both)")
-      ->check(CLI::IsMember({"normal", "low_latency", "auto"}));
+      ->check(flags::one_of({"normal", "low_latency", "auto"}));
   cmd->add_option("--cuda-graphs", o->cuda_graphs, "on, off or auto")
-      ->check(CLI::IsMember({"on", "off", "auto"}));
+      ->check(flags::one_of({"on", "off", "auto"}));
   cmd->add_option("--against", o->against,
                   "Shipped strategy to compare with (default tbo-decode / tbo-prefill)");
-  cmd->add_option("--top", o->top, "Candidates kept per layer type")->check(CLI::PositiveNumber);
+  cmd->add_option("--top", o->top, "Candidates kept per layer type")->check(flags::whole(1, 1000));
   cmd->add_option("--latency-bound-us", o->latency_bound_us,
-                  "Rank by throughput among strategies within this forward time");
+                  "Rank by throughput among strategies within this forward time")
+      ->check(flags::real(0, std::numeric_limits<double>::infinity()));
   cmd->add_option("--out", o->out, "Write the best strategy as YAML (whatif accepts it)");
   cmd->callback([o, &ctx] { ctx.exit_code = run(*o, ctx); });
 }

@@ -4,10 +4,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <thread>
+#include <csignal>
+
+#include <tuple>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/flag_checks.hpp"
 #include "sim/core/error.hpp"
+#include "sim/sweep/merge.hpp"
 #include "sim/sweep/report.hpp"
 #include "sim/sweep/sweep_runner.hpp"
 
@@ -25,21 +29,20 @@ struct SweepCliOptions {
 };
 
 int run_sweep_cmd(SweepCliOptions& o, CliContext& ctx) {
-  if (!o.shard.empty()) {
-    const auto slash = o.shard.find('/');
-    try {
-      if (slash == std::string::npos) throw std::invalid_argument("no slash");
-      o.run.shard_index = std::stoi(o.shard.substr(0, slash));
-      o.run.shard_count = std::stoi(o.shard.substr(slash + 1));
-    } catch (const std::exception&) {
-      throw InputError("", 0, "--shard", "expected i/N, got '" + o.shard + "'");
-    }
-  }
-  if (o.run.jobs <= 0)
-    o.run.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (!o.shard.empty())
+    std::tie(o.run.shard_index, o.run.shard_count) = flags::parse_shard(o.shard);
+  if (o.run.jobs <= 0) o.run.jobs = flags::default_jobs();
   o.run.progress = !o.quiet && isatty(2);
   const SweepSpec spec = load_sweep_spec(o.spec);
   const SweepSummary s = run_sweep(spec, o.run, ctx.err);
+  if (s.interrupted_by) {
+    ctx.err << fmt::format(
+        "\n{}: stopped by {}: {} of {} point(s) are complete in {}; continue with:\n"
+        "  overlapsim sweep {} --out {}{} --resume\n",
+        spec.name, s.interrupted_by == SIGINT ? "SIGINT" : "SIGTERM", s.written, s.points,
+        o.run.out, o.spec, o.run.out, o.shard.empty() ? "" : " --shard " + o.shard);
+    return 128 + s.interrupted_by;
+  }
   ctx.out << fmt::format(
       "{}: {} point(s) x {} strateg{} -> {} ({} computed in {:.2f} s, {:.1f} points/s)\n",
       spec.name, s.points, spec.strategies.size(), spec.strategies.size() == 1 ? "y" : "ies",
@@ -60,10 +63,14 @@ void add_sweep_commands(CLI::App& app, CliContext& ctx) {
       "Parallel, byte-identical for any -j, resumable, shardable.");
   cmd->add_option("spec", o->spec, "Sweep spec YAML (see strategies/sweeps/)")->required();
   cmd->add_option("--out", o->run.out, "Results CSV")->required();
-  cmd->add_option("-j,--jobs", o->run.jobs, "Threads (default: all cores)");
+  cmd->add_option("-j,--jobs", o->run.jobs,
+                  fmt::format("Threads, 1 to {} (default: all cores, {} here)", flags::max_jobs(),
+                              flags::default_jobs()))
+      ->check(flags::whole(1, flags::max_jobs()));
   cmd->add_flag("--resume", o->run.resume, "Continue an interrupted sweep in the same file");
   cmd->add_option("--shard", o->shard,
-                  "Run part i of N (i/N; join the parts with overlapsim merge)");
+                  "Run part i of N (i/N; join the parts with overlapsim merge)")
+      ->check(flags::shard());
   cmd->add_option("--report", o->report_dir,
                   "Also write the crossover table and charts to this directory");
   cmd->add_option("--x", o->x, "Report: the axis along which crossovers are found")
@@ -72,15 +79,31 @@ void add_sweep_commands(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("-q,--quiet", o->quiet, "No progress line");
   cmd->callback([o, &ctx] { ctx.exit_code = run_sweep_cmd(*o, ctx); });
 
-  auto parts = std::make_shared<std::vector<std::string>>();
-  auto merged = std::make_shared<std::string>();
+  auto m = std::make_shared<MergeOptions>();
   auto* merge = app.add_subcommand(
-      "merge", "Join the CSVs of a sharded sweep (--shard i/N) into one, in point order.");
-  merge->add_option("out", *merged, "Merged CSV")->required();
-  merge->add_option("parts", *parts, "Shard CSVs")->required();
-  merge->callback([parts, merged, &ctx] {
-    merge_sweeps(*parts, *merged);
-    ctx.out << fmt::format("merged {} part(s) into {}\n", parts->size(), *merged);
+      "merge",
+      "Join the CSVs of a sharded sweep (--shard i/N) into the file an unsharded run writes.\n"
+      "Refuses parts of another sweep, version or input file, a shard given twice or missing,\n"
+      "a cut last row and a row count that does not match the shard's points.");
+  merge->add_option("out", m->out, "Merged CSV")->required();
+  merge->add_option("parts", m->parts, "Shard CSVs")->required();
+  merge->add_flag("--allow-partial", m->allow_partial,
+                  "Merge the shards given even if some are missing (and say which)");
+  merge->callback([m, &ctx] {
+    const MergeSummary s = merge_sweeps(*m);
+    if (s.missing.empty()) {
+      ctx.out << fmt::format("merged {} shard(s) into {} ({} points)\n", s.given.size(), m->out,
+                             s.points);
+      return;
+    }
+    std::string missing;
+    for (int i : s.missing)
+      missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", i, s.shard_count);
+    ctx.out << fmt::format(
+        "merged {} of {} shards into {} ({} of {} points); missing: shard(s) {} ({} points): "
+        "run them with overlapsim sweep SPEC --shard i/N and merge again\n",
+        s.given.size(), s.shard_count, m->out, s.points, s.total_points, missing,
+        s.total_points - s.points);
   });
 
   auto r = std::make_shared<ReportOptions>();

@@ -1,7 +1,10 @@
 // overlapsim whatif --model M --hw H --phase P --tokens-per-gpu N --context C --ep E --strategy S
+#include <limits>
+
 #include "sim/analysis/explain.hpp"
 #include "sim/analysis/whatif.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/flag_checks.hpp"
 #include "sim/core/error.hpp"
 
 namespace ovs {
@@ -84,33 +87,34 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
                   "Hardware profile: h100-sxm, h800-sxm, h200-sxm, b200, mi355x, or a YAML path")
       ->capture_default_str();
   cmd->add_option("--phase", o->phase, "prefill or decode")
-      ->check(CLI::IsMember({"prefill", "decode"}))
+      ->check(flags::one_of({"prefill", "decode"}))
       ->capture_default_str();
   cmd->add_option("--tokens-per-gpu", o->tokens,
                   "Prefill: tokens per GPU; decode: requests per GPU")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(flags::whole_count(1));
   cmd->add_option("--context", o->context, "Prefill: prompt length; decode: KV length")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(flags::whole_count(1));
   cmd->add_option("--ep", o->ep, "Expert-parallel size (GPUs)")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(flags::whole_int(1));
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (NVLink domain)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(flags::whole_int(1));
   cmd->add_option("--imbalance", o->imbalance, "Hottest rank's expert load over the mean (EPLB)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(flags::real(1, std::numeric_limits<double>::infinity()));
   cmd->add_option("--cuda-graphs", o->cuda_graphs, "on, off, or auto (on for decode)")
-      ->check(CLI::IsMember({"on", "off", "auto"}))
+      ->check(flags::one_of({"on", "off", "auto"}))
       ->capture_default_str();
   cmd->add_option("--deepep-mode", o->deepep_mode,
                   "normal, low_latency, or auto (normal for prefill)")
-      ->check(CLI::IsMember({"normal", "low_latency", "auto"}))
+      ->check(flags::one_of({"normal", "low_latency", "auto"}))
       ->capture_default_str();
   cmd->add_option("--decode-q-len", o->decode_q_len,
                   "Query tokens per request per decode step (2 with MTP)")
-      ->check(CLI::PositiveNumber);
+      ->check(flags::whole_int(1));
   cmd->add_option("--strategy", o->strategy,
                   "Strategy name in strategies/<model family>/ or a YAML path")
       ->required();

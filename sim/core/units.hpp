@@ -10,6 +10,8 @@ inline constexpr double kBytesPerUsPerGBps = 1e3;
 inline constexpr double kFlopsPerUsPerTflops = 1e6;
 inline constexpr double kBytesPerKiB = 1024.0;
 inline constexpr double kBytesPerMiB = 1024.0 * 1024.0;
+// Memory sizes are reported in GB = 1e9 bytes (and profiles' hbm.capacity_gb is read so).
+inline constexpr double kBytesPerGB = 1e9;
 
 inline constexpr double gbps_to_bytes_per_us(double gbps) {
   return gbps * kBytesPerUsPerGBps;

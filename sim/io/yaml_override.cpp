@@ -26,4 +26,35 @@ void apply_overrides(const yaml::Value& root, const Overrides& overrides) {
   }
 }
 
+namespace {
+void collect(const YAML::Node& node, const std::string& prefix, std::vector<std::string>& out) {
+  if (node.IsScalar()) {
+    out.push_back(prefix);
+    return;
+  }
+  if (!node.IsMap()) return;
+  if (node["value"] && node["value"].IsScalar()) {
+    out.push_back(prefix);
+    return;
+  }
+  for (const auto& kv : node)
+    collect(kv.second, prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar(), out);
+}
+}  // namespace
+
+std::vector<std::string> overridable_paths(const yaml::Value& root) {
+  std::vector<std::string> out;
+  collect(root.raw(), "", out);
+  return out;
+}
+
+void check_override_path(const yaml::Value& root, const std::string& path) {
+  const auto paths = overridable_paths(root);
+  for (const auto& p : paths)
+    if (p == path) return;
+  const std::string near = yaml::did_you_mean(path, paths);
+  throw NameError("no field '" + path + "' in " + root.file() +
+                  (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+}
+
 }  // namespace ovs

@@ -15,4 +15,10 @@ using Overrides = std::vector<std::pair<std::string, std::string>>;  // (dotted 
 // Throws NameError naming the path when it does not lead to an existing scalar field.
 void apply_overrides(const yaml::Value& root, const Overrides& overrides);
 
+// The dotted paths a sweep may override in a document: every single value, a {value, source}
+// field counting as one.
+std::vector<std::string> overridable_paths(const yaml::Value& root);
+// Throws NameError unless `path` is one of them, with the nearest suggested.
+void check_override_path(const yaml::Value& root, const std::string& path);
+
 }  // namespace ovs

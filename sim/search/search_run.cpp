@@ -10,6 +10,7 @@
 #include <map>
 
 #include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/kernel_model.hpp"
 #include "sim/io/atomic_file.hpp"
@@ -210,7 +211,12 @@ SearchReport run_search(const SearchRequest& req) {
   rep.baseline_us = session.run(baseline).stats.total_us;
   auto rank = [&](const Strategy& s, const std::string& desc) {
     const ProgramStats& st = session.run(s).stats;
-    return RankedStrategy{s, st.total_us, st.tokens_per_s_per_gpu, desc};
+    return RankedStrategy{s,
+                          st.total_us,
+                          st.tokens_per_s_per_gpu,
+                          desc,
+                          st.memory.total_bytes / units::kBytesPerGB,
+                          st.fits()};
   };
   // Candidates for the full model: the best of every kind on the first layer type, each with the
   // other types' best of the same kind (or their overall best), and the overall bests.
@@ -248,8 +254,10 @@ SearchReport run_search(const SearchRequest& req) {
   rep.shipped = rank(shipped, "SGLang's shipped '" + shipped.name + "'");
   rep.ranked.push_back(rep.shipped);
   const double bound = req.latency_bound_us;
+  rep.capacity_gb = hw.hbm_capacity_gb;
   std::stable_sort(rep.ranked.begin(), rep.ranked.end(),
                    [&](const RankedStrategy& a, const RankedStrategy& b) {
+                     if (a.fits != b.fits) return a.fits;  // what does not fit cannot be run
                      if (bound > 0) {
                        const bool ia = a.forward_us <= bound, ib = b.forward_us <= bound;
                        if (ia != ib) return ia;
@@ -294,13 +302,19 @@ void write_search_report(std::ostream& out, const SearchReport& s, const SearchR
                      r.latency_bound_us > 0
                          ? fmt::format("by throughput within {:.0f} us", r.latency_bound_us)
                          : std::string("by forward time"));
-  out << fmt::format("  {:>12} {:>10} {:>10}  {}\n", "forward us", "vs SGLang", "tokens/s",
-                     "strategy");
+  out << fmt::format("  {:>12} {:>10} {:>10} {:>8}  {}\n", "forward us", "vs SGLang", "tokens/s",
+                     fmt::format("GB/{:g}", s.capacity_gb), "strategy");
   for (const auto& x : s.ranked)
-    out << fmt::format("  {:>12.1f} {:>+9.1f}% {:>10.0f}  {}\n", x.forward_us,
-                       100 * (s.shipped.forward_us / x.forward_us - 1), x.tokens_per_s_per_gpu,
-                       x.description);
+    out << fmt::format("  {:>12.1f} {:>+9.1f}% {:>10} {:>8.1f}  {}\n", x.forward_us,
+                       100 * (s.shipped.forward_us / x.forward_us - 1),
+                       x.fits ? fmt::format("{:.0f}", x.tokens_per_s_per_gpu) : "no fit",
+                       x.memory_gb, x.description);
   const auto& best = s.ranked.front();
+  if (!best.fits)
+    out << fmt::format(
+        "\nno strategy fits: the smallest needs more than the {:g} GB of HBM per GPU; the "
+        "times below are what the simulation gives if the memory existed\n",
+        s.capacity_gb);
   out << fmt::format(
       "\nbest: {:.1f} us, {} SGLang's shipped strategy by {:.1f} % ({:.1f} us); no overlap: {:.1f} "
       "us\n",

@@ -27,6 +27,8 @@ struct RankedStrategy {
   double forward_us = 0;
   double tokens_per_s_per_gpu = 0;
   std::string description;
+  double memory_gb = 0;  // per GPU
+  bool fits = true;      // in the GPU's HBM; ranked after every strategy that fits
 };
 
 struct SearchReport {
@@ -35,6 +37,7 @@ struct SearchReport {
   std::vector<RankedStrategy> ranked;  // full model, best first (the shipped one included)
   RankedStrategy shipped;
   double baseline_us = 0;
+  double capacity_gb = 0;
   std::string best_yaml;
 };
 

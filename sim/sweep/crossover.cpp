@@ -45,7 +45,7 @@ std::vector<Crossover> crossovers(const ResultsTable& t, const std::string& x_co
            std::vector<std::pair<double, double>>>
       groups;
   for (const auto& r : t.rows) {
-    if (!r.ok) continue;
+    if (!r.ok || !r.fits) continue;  // no speedup where a side does not fit in HBM
     std::map<std::string, std::string> g;
     for (const auto& c : t.varying)
       if (c != x_column) g[c] = r.inputs.at(c);

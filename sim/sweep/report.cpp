@@ -75,7 +75,10 @@ int write_report(const ReportOptions& o, std::ostream& out) {
       if (c != o.x) g[c] = r.inputs.at(c);
     auto& series = charts[g][r.strategy];
     series.name = r.strategy;
-    series.points.emplace_back(input_number(r, o.x, o.results), r.speedup);
+    if (r.fits)
+      series.points.emplace_back(input_number(r, o.x, o.results), r.speedup);
+    else
+      series.no_fit_xs.push_back(input_number(r, o.x, o.results));
   }
   int n = 0;
   for (const auto& [g, series] : charts) {
@@ -87,16 +90,22 @@ int write_report(const ReportOptions& o, std::ostream& out) {
   }
   // Break-even heatmaps over (x, y), one per strategy and combination of the rest.
   if (!o.y.empty()) {
+    // NaN marks a point where a side does not fit in HBM (drawn as such).
     std::map<std::pair<std::map<std::string, std::string>, std::string>,
              std::map<std::pair<double, double>, double>>
         maps;
+    std::set<std::pair<std::pair<std::map<std::string, std::string>, std::string>,
+                       std::pair<double, double>>>
+        no_fit;
     for (const auto& r : t.rows) {
       if (!r.ok) continue;
       std::map<std::string, std::string> g;
       for (const auto& c : t.varying)
         if (c != o.x && c != o.y) g[c] = r.inputs.at(c);
-      maps[{g, r.strategy}][{input_number(r, o.y, o.results), input_number(r, o.x, o.results)}] =
-          r.speedup;
+      const std::pair<double, double> yx{input_number(r, o.y, o.results),
+                                         input_number(r, o.x, o.results)};
+      maps[{g, r.strategy}][yx] = r.fits ? r.speedup : std::numeric_limits<double>::quiet_NaN();
+      if (!r.fits) no_fit.insert({{g, r.strategy}, yx});
     }
     int m = 0;
     for (const auto& [key, cells] : maps) {
@@ -110,11 +119,14 @@ int write_report(const ReportOptions& o, std::ostream& out) {
       for (double y : ys) h.ys.push_back(fmt::format("{:g}", y));
       for (double y : ys) {
         std::vector<double> row;
+        std::vector<bool> row_no_fit;
         for (double x : xs) {
           auto it = cells.find({y, x});
           row.push_back(it == cells.end() ? std::numeric_limits<double>::quiet_NaN() : it->second);
+          row_no_fit.push_back(no_fit.count({key, {y, x}}) > 0);
         }
         h.values.push_back(row);
+        h.no_fit.push_back(row_no_fit);
       }
       write_file(fs::path(o.out_dir) / fmt::format("heatmap-{:03}.svg", m++), render_heatmap(h));
       ++n;

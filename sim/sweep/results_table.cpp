@@ -27,7 +27,14 @@ ResultsTable load_results(const std::string& path) {
     }
     row.strategy = t.at(i, "strategy");
     row.ok = t.at(i, "error").empty();
-    if (row.ok) row.speedup = t.number(i, "speedup");
+    for (const char* side : {"baseline_fits", "overlapped_fits"})
+      if (t.has(side)) {
+        const std::string& v = t.at(i, side);
+        if (row.ok && v != "true" && v != "false")
+          throw InputError(path, t.line_of(i), side, "expected true or false, got '" + v + "'");
+        row.fits = row.fits && v != "false";
+      }
+    if (row.ok && row.fits) row.speedup = t.number(i, "speedup");
     r.rows.push_back(std::move(row));
   }
   for (const auto& c : r.input_columns)

@@ -13,6 +13,8 @@ struct ResultRow {
   std::string strategy;
   double speedup = 0;
   bool ok = true;  // false: the point had an error
+  bool fits =
+      true;  // both sides fit in HBM (columns baseline_fits, overlapped_fits); else no speedup
 };
 
 struct ResultsTable {

@@ -73,13 +73,20 @@ std::string render_line_chart(const LineChart& c) {
   const int W = 760, H = 460, L = 70, R = 180, T = 40, B = 55;
   double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = c.reference_y,
          y1 = c.reference_y;
-  for (const auto& s : c.series)
+  bool any_no_fit = false;
+  for (const auto& s : c.series) {
     for (const auto& [x, y] : s.points) {
       x0 = std::min(x0, x);
       x1 = std::max(x1, x);
       y0 = std::min(y0, y);
       y1 = std::max(y1, y);
     }
+    for (double x : s.no_fit_xs) {
+      x0 = std::min(x0, x);
+      x1 = std::max(x1, x);
+      any_no_fit = true;
+    }
+  }
   if (!std::isfinite(x0)) x0 = 0, x1 = 1;
   if (x1 <= x0) x1 = x0 + 1;
   const double pad = (y1 - y0) * 0.08 + 1e-3;
@@ -147,6 +154,19 @@ std::string render_line_chart(const LineChart& c) {
         W - R + 10, ly, W - R + 30, ly, color);
     s += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", W - R + 36, ly + 4,
                      xml_escape(c.series[i].name));
+    // Points where a side does not fit in HBM have no speedup: a cross on the break-even line.
+    for (double x : c.series[i].no_fit_xs)
+      s += fmt::format(
+          "<path d=\"M{0:.1f},{1:.1f} l8,8 m0,-8 l-8,8\" stroke=\"{2}\" stroke-width=\"2\" "
+          "fill=\"none\"><title>{3}: {4} -> does not fit in HBM</title></path>\n",
+          px(x) - 4, py(c.reference_y) - 4, color, xml_escape(c.series[i].name), label(x));
+  }
+  if (any_no_fit) {
+    const int ly = T + 20 + 20 * static_cast<int>(c.series.size());
+    s += fmt::format(
+        "<path d=\"M{0},{1} l8,8 m0,-8 l-8,8\" stroke=\"#000\" stroke-width=\"2\" "
+        "fill=\"none\"/>\n<text x=\"{2}\" y=\"{3}\">does not fit in HBM</text>\n",
+        W - R + 16, ly - 4, W - R + 36, ly + 4);
   }
   return s + "</svg>\n";
 }
@@ -183,6 +203,15 @@ std::string render_heatmap(const Heatmap& h) {
     for (size_t xi = 0; xi < h.xs.size(); ++xi) {
       const int x = L + cell_w * static_cast<int>(xi);
       const double v = h.values[yi][xi];
+      const bool no_fit = yi < h.no_fit.size() && xi < h.no_fit[yi].size() && h.no_fit[yi][xi];
+      if (no_fit) {
+        s += fmt::format(
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#888888\" "
+            "stroke=\"#ffffff\"/>\n<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
+            "fill=\"#ffffff\">no fit</text>\n",
+            x, y, cell_w, cell_h, x + cell_w / 2, y + cell_h / 2 + 4);
+        continue;
+      }
       s += fmt::format(
           "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"{}\" "
           "stroke-width=\"{}\"/>\n",
@@ -199,7 +228,7 @@ std::string render_heatmap(const Heatmap& h) {
   s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                    L + cell_w * static_cast<int>(h.xs.size()) / 2, H - 15, xml_escape(h.x_label));
   s += fmt::format("<text x=\"10\" y=\"{}\">{}</text>\n", T - 10,
-                   xml_escape(h.y_label + " (green outline: pays)"));
+                   xml_escape(h.y_label + " (green outline: pays; grey: does not fit in HBM)"));
   return s + "</svg>\n";
 }
 

@@ -10,6 +10,7 @@ namespace ovs {
 struct Series {
   std::string name;
   std::vector<std::pair<double, double>> points;  // (x, y)
+  std::vector<double> no_fit_xs;  // x where a side does not fit in HBM: a cross on the 1.0 line
 };
 
 struct LineChart {
@@ -27,6 +28,7 @@ struct Heatmap {
   std::vector<std::string> xs;              // column labels
   std::vector<std::string> ys;              // row labels
   std::vector<std::vector<double>> values;  // [y][x]; NaN where missing
+  std::vector<std::vector<bool>> no_fit;    // [y][x]; true: does not fit in HBM (may be empty)
   double center = 1.0;                      // white; above green, below red
 };
 

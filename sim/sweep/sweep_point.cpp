@@ -6,9 +6,11 @@
 
 #include "sim/analysis/whatif.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
 #include "sim/io/csv_reader.hpp"
 #include "sim/io/data_paths.hpp"
 #include "sim/io/yaml_override.hpp"
+#include "sim/io/yaml_reader.hpp"
 
 namespace ovs {
 
@@ -110,7 +112,11 @@ const std::vector<std::string>& output_columns() {
                                "overlapped_gpu_idle_us",
                                "two_micro_batches",
                                "deepep_mode_used",
-                               "cuda_graphs_used"};
+                               "cuda_graphs_used",
+                               "baseline_memory_gb",
+                               "overlapped_memory_gb",
+                               "baseline_fits",
+                               "overlapped_fits"};
     for (const auto& cause : kCauses) c.push_back(cause_column(cause));
     c.push_back("verdict");
     c.push_back("error");
@@ -137,10 +143,17 @@ std::string PointEvaluator::header() const {
   return h + "\n";
 }
 
+std::string point_prefix(const SweepSpec& spec, const std::vector<std::string>& inputs,
+                         long long index) {
+  const auto p = spec.point(index);
+  std::string prefix = std::to_string(index);
+  for (const auto& c : inputs) prefix += "," + csv_field(p.count(c) ? p.at(c) : std::string());
+  return prefix;
+}
+
 std::string PointEvaluator::rows(long long index) {
   const auto p = spec_.point(index);
-  std::string prefix = std::to_string(index);
-  for (const auto& c : inputs_) prefix += "," + csv_field(p.count(c) ? p.at(c) : std::string());
+  const std::string prefix = point_prefix(spec_, inputs_, index);
   const size_t n_out = output_columns().size();
   auto error_rows = [&](const std::string& message) {
     std::string out;
@@ -189,15 +202,24 @@ std::string PointEvaluator::rows(long long index) {
       for (const auto& d : r.degradation) deg[d.cause] = d.us;
       std::string row = prefix + "," + csv_field(name) + "," + csv_field(spec_.baseline);
       const ProgramStats &b = r.baseline, &o = r.overlapped;
+      // A side that does not fit in HBM has no throughput, and the pair no speedup.
+      auto fitting = [](bool fits, double v) { return fits ? num(v) : std::string(); };
+      row += "," + num(b.total_us) + "," + num(o.total_us) + "," +
+             fitting(b.fits() && o.fits(), r.speedup);
       for (double v :
-           {b.total_us, o.total_us, r.speedup, r.advantage_us, r.degradation_us, r.comm_hidden_us,
-            b.per_layer_us, o.per_layer_us, b.tokens_per_s_per_gpu, o.tokens_per_s_per_gpu,
-            b.exposed_comm_us, o.exposed_comm_us, b.gpu_idle_us, o.gpu_idle_us})
+           {r.advantage_us, r.degradation_us, r.comm_hidden_us, b.per_layer_us, o.per_layer_us})
+        row += "," + num(v);
+      row += "," + fitting(b.fits(), b.tokens_per_s_per_gpu) + "," +
+             fitting(o.fits(), o.tokens_per_s_per_gpu);
+      for (double v : {b.exposed_comm_us, o.exposed_comm_us, b.gpu_idle_us, o.gpu_idle_us})
         row += "," + num(v);
       row += std::string(",") + (o.split ? "true" : "false");
       row +=
           std::string(",") + (r.workload.mode() == DeepepMode::normal ? "normal" : "low_latency");
       row += std::string(",") + (r.workload.graphs() ? "true" : "false");
+      row += "," + num(b.memory.total_bytes / units::kBytesPerGB) + "," +
+             num(o.memory.total_bytes / units::kBytesPerGB);
+      row += std::string(",") + (b.fits() ? "true" : "false") + "," + (o.fits() ? "true" : "false");
       for (const auto& cause : kCauses) row += "," + num(deg.count(cause) ? deg.at(cause) : 0.0);
       row += "," + csv_field(r.verdict) + ",\n";
       out += row;
@@ -242,15 +264,48 @@ void check_sweep_names(const SweepSpec& spec) {
       throw InputError(spec.file, u.line, u.field, e.what());
     }
   };
+  // Fields set by path ("hw.hbm.peak_gbps", "model.moe.topk") must exist in every file they
+  // would override, or every point of the sweep would fail.
+  struct PathUse {
+    std::string path, field;
+    int line;
+  };
+  auto path_uses = [&](const std::string& prefix) {
+    std::vector<PathUse> out;
+    for (const auto& [k, v] : spec.base)
+      if (k.rfind(prefix, 0) == 0)
+        out.push_back({k.substr(prefix.size()), "base." + k, line_of("base." + k)});
+    for (size_t i = 0; i < spec.axes.size(); ++i)
+      if (spec.axes[i].field.rfind(prefix, 0) == 0)
+        out.push_back({spec.axes[i].field.substr(prefix.size()),
+                       "axes[" + std::to_string(i) + "].field", spec.axes[i].line});
+    return out;
+  };
+  auto check_paths = [&](const std::string& prefix, const std::string& name,
+                         const std::string& folder, const std::string& what) {
+    const auto ps = path_uses(prefix);
+    if (ps.empty()) return;
+    const yaml::Value root = yaml::load_file(resolve_data_file(name, folder, what));
+    for (const auto& p : ps) {
+      try {
+        check_override_path(root, p.path);
+      } catch (const NameError& e) {
+        throw InputError(spec.file, p.line, p.field, e.what());
+      }
+    }
+  };
   std::set<std::string> done;
   for (const auto& u : uses("hw")) {
     resolve(u, "hw_profiles", "hardware profile");
-    if (done.insert("hw/" + u.name).second) load_hw_profile(u.name);
+    if (!done.insert("hw/" + u.name).second) continue;
+    load_hw_profile(u.name);
+    check_paths("hw.", u.name, "hw_profiles", "hardware profile");
   }
   for (const auto& u : uses("model")) {
     resolve(u, "models/configs", "model");
     if (!done.insert("model/" + u.name).second) continue;
     const ModelConfig mc = load_model_config(u.name);
+    check_paths("model.", u.name, "models/configs", "model");
     const std::string dir =
         mc.family == ModelFamily::v4 ? "strategies/deepseek-v4" : "strategies/deepseek-v3";
     for (size_t i = 0; i < spec.strategies.size(); ++i)

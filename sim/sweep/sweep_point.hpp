@@ -30,6 +30,11 @@ class PointEvaluator {
   std::unique_ptr<Cache> cache_;
 };
 
+// The start of every row of a point: its number and its inputs (`inputs`: the spec's
+// input_columns()), as CSV fields.
+std::string point_prefix(const SweepSpec& spec, const std::vector<std::string>& inputs,
+                         long long index);
+
 // Checks up front what would make every point fail: unknown model, GPU or strategy names.
 void check_sweep_names(const SweepSpec& spec);
 

@@ -18,6 +18,9 @@
 
 #include "sim/core/error.hpp"
 #include "sim/io/atomic_file.hpp"
+#include "sim/sweep/interrupt.hpp"
+#include "sim/sweep/provenance.hpp"
+#include "sim/sweep/row_checker.hpp"
 #include "sim/sweep/sweep_point.hpp"
 
 namespace ovs {
@@ -27,32 +30,31 @@ namespace {
 long long shard_point(long long k, const SweepOptions& o) {
   return k * o.shard_count + o.shard_index;
 }
-long long shard_points(long long total, const SweepOptions& o) {
-  return total <= o.shard_index ? 0 : (total - o.shard_index + o.shard_count - 1) / o.shard_count;
-}
 
-// Lines of an existing output: returns the number of complete point blocks it holds and the
-// byte length of that prefix (header included), checking the header.
-std::pair<long long, long long> existing_prefix(const std::string& path, const std::string& header,
-                                                size_t rows_per_point) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot read the sweep output to resume");
+// An existing output to resume: its provenance must be this run's, its header this sweep's and
+// every complete row one of this shard's, in order. Returns the number of complete points and
+// the byte length of that prefix (a cut last row or unfinished last point is dropped).
+std::pair<long long, long long> existing_prefix(const SweepSpec& spec, const SweepOptions& o,
+                                                const Provenance& prov, const std::string& header) {
+  std::ifstream in(o.out, std::ios::binary);
+  if (!in) throw InputError(o.out, 0, "", "cannot read the sweep output to resume");
+  const ProvenanceRead found = read_provenance(in, o.out);
+  require_same_sweep(found, o.out, prov, "this spec", true);
   std::string line;
+  int line_no = found.last_line + 1;
   if (!std::getline(in, line) || line + "\n" != header)
-    throw InputError(path, 1, "header",
-                     "the existing file is not this sweep's output; cannot resume");
-  long long bytes = static_cast<long long>(header.size());
-  long long good_bytes = bytes, rows = 0, blocks = 0;
+    throw InputError(o.out, line_no, "header", "not the columns of this sweep; cannot resume");
+  long long bytes = static_cast<long long>(prov.text().size() + header.size());
+  long long good_bytes = bytes;
+  RowChecker rows(spec, {o.shard_index}, o.shard_count, o.out);
   while (std::getline(in, line)) {
+    ++line_no;
     if (in.eof()) break;  // no newline: a row cut by the interruption
+    rows.check(line, line_no);
     bytes += static_cast<long long>(line.size()) + 1;
-    ++rows;
-    if (rows % static_cast<long long>(rows_per_point) == 0) {
-      ++blocks;
-      good_bytes = bytes;
-    }
+    if (rows.point_complete()) good_bytes = bytes;
   }
-  return {blocks, good_bytes};
+  return {rows.points_done(), good_bytes};
 }
 
 class Progress {
@@ -92,16 +94,16 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& o, std::ostrea
   check_sweep_names(spec);
   const auto t0 = std::chrono::steady_clock::now();
   SweepSummary summary;
-  summary.points = shard_points(spec.points(), o);
+  summary.points = shard_point_count(spec.points(), o.shard_index, o.shard_count);
   PointEvaluator header_eval(spec);
   const std::string header = header_eval.header();
-  const size_t per_point = spec.strategies.size();
+  const Provenance prov = provenance_of(spec, o.shard_index, o.shard_count);
 
   long long start = 0;
   std::FILE* f = nullptr;
   std::error_code ec;
   if (o.resume && fs::exists(o.out, ec)) {
-    const auto [blocks, bytes] = existing_prefix(o.out, header, per_point);
+    const auto [blocks, bytes] = existing_prefix(spec, o, prov, header);
     fs::resize_file(o.out, static_cast<std::uintmax_t>(bytes), ec);
     if (ec)
       throw InputError(o.out, 0, "", "cannot truncate the partial last point: " + ec.message());
@@ -111,7 +113,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& o, std::ostrea
     if (fs::is_directory(o.out, ec))
       throw InputError(o.out, 0, "", "is a directory, expected a CSV file to write");
     f = std::fopen(o.out.c_str(), "wb");
-    if (f && std::fputs(header.c_str(), f) < 0) {
+    if (f && std::fputs((prov.text() + header).c_str(), f) < 0) {
       std::fclose(f);
       f = nullptr;
     }
@@ -128,6 +130,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& o, std::ostrea
   std::atomic<long long> next{start};
   long long written = start;
   bool failed = false;
+  bool stopping = false;  // a signal arrived: no new points
   std::string failure;
   auto worker = [&] {
     PointEvaluator eval(spec);
@@ -136,9 +139,10 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& o, std::ostrea
       {
         std::unique_lock<std::mutex> lock(mu);
         cv.wait(lock, [&] {
-          return failed || next.load() < written + window || next.load() >= summary.points;
+          return failed || stopping || next.load() < written + window ||
+                 next.load() >= summary.points;
         });
-        if (failed) return;
+        if (failed || stopping) return;
         k = next++;
       }
       if (k >= summary.points) return;
@@ -148,28 +152,51 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& o, std::ostrea
       cv.notify_all();
     }
   };
+  const InterruptGuard interrupts;
   std::vector<std::thread> threads;
   for (int i = 0; i < jobs; ++i) threads.emplace_back(worker);
   Progress progress(err, o.progress, summary.points, start);
+  // Writes the next point's rows if they are ready; false on a write error.
+  auto write_next = [&](std::unique_lock<std::mutex>& lock) {
+    const std::string rows = std::move(done.at(written));
+    done.erase(written);
+    lock.unlock();
+    const bool ok = std::fputs(rows.c_str(), f) >= 0 && std::fflush(f) == 0;
+    lock.lock();
+    if (!ok) {
+      failed = true;
+      failure = std::strerror(errno);
+      return false;
+    }
+    ++written;
+    cv.notify_all();
+    return true;
+  };
   {
     std::unique_lock<std::mutex> lock(mu);
     while (written < summary.points && !failed) {
-      cv.wait(lock, [&] { return done.count(written) > 0; });
-      const std::string rows = std::move(done.at(written));
-      done.erase(written);
-      lock.unlock();
-      const bool ok = std::fputs(rows.c_str(), f) >= 0 && std::fflush(f) == 0;
-      lock.lock();
-      if (!ok) {
-        failed = true;
-        failure = std::strerror(errno);
-        break;
-      }
-      ++written;
-      cv.notify_all();
+      // Wake up now and then to notice a signal (a handler cannot notify a condition variable).
+      cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return done.count(written) > 0; });
+      if (InterruptGuard::signal_received()) break;
+      if (!done.count(written)) continue;
+      if (!write_next(lock)) break;
       lock.unlock();
       progress.update(written);
       lock.lock();
+    }
+    summary.interrupted_by =
+        written < summary.points && !failed ? InterruptGuard::signal_received() : 0;
+    if (summary.interrupted_by) {
+      // Stop handing out points; the ones being computed finish, and every complete point that
+      // follows the file's end in order is written.
+      stopping = true;
+      cv.notify_all();
+      lock.unlock();
+      for (auto& t : threads) t.join();
+      threads.clear();
+      lock.lock();
+      while (done.count(written) && write_next(lock)) {
+      }
     }
   }
   cv.notify_all();
@@ -179,63 +206,10 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& o, std::ostrea
     throw InputError(o.out, 0, "",
                      "write failed (" + (failure.empty() ? "disk full?" : failure) + ")");
   progress.update(written, true);
-  summary.computed = summary.points - start;
+  summary.written = written;
+  summary.computed = written - start;
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return summary;
-}
-
-void merge_sweeps(const std::vector<std::string>& parts, const std::string& out) {
-  if (parts.empty()) throw InputError("", 0, "parts", "nothing to merge");
-  struct Part {
-    std::ifstream in;
-    std::string line;
-    long long point = -1;
-    std::string name;
-  };
-  std::vector<std::unique_ptr<Part>> ps;
-  std::string header;
-  auto advance = [](Part& p) {
-    if (std::getline(p.in, p.line) && !p.line.empty()) {
-      p.point = std::stoll(p.line.substr(0, p.line.find(',')));
-    } else {
-      p.point = -1;
-    }
-  };
-  for (const auto& path : parts) {
-    auto p = std::make_unique<Part>();
-    p->name = path;
-    p->in.open(path, std::ios::binary);
-    if (!p->in) throw InputError(path, 0, "", "cannot read");
-    std::string h;
-    if (!std::getline(p->in, h)) throw InputError(path, 1, "header", "empty file");
-    if (header.empty()) header = h;
-    if (h != header) throw InputError(path, 1, "header", "not the same sweep as " + parts.front());
-    try {
-      advance(*p);
-    } catch (const std::exception&) {
-      throw InputError(path, 2, "point", "expected a point number");
-    }
-    ps.push_back(std::move(p));
-  }
-  AtomicFile file(out);
-  file.stream() << header << "\n";
-  // Rows of a point are contiguous in one part: take the part holding the smallest point.
-  while (true) {
-    Part* best = nullptr;
-    for (auto& p : ps)
-      if (p->point >= 0 && (!best || p->point < best->point)) best = p.get();
-    if (!best) break;
-    const long long point = best->point;
-    while (best->point == point) {
-      file.stream() << best->line << "\n";
-      try {
-        advance(*best);
-      } catch (const std::exception&) {
-        throw InputError(best->name, 0, "point", "expected a point number");
-      }
-    }
-  }
-  file.commit();
 }
 
 }  // namespace ovs

@@ -22,12 +22,15 @@ struct SweepOptions {
 struct SweepSummary {
   long long points = 0;    // this shard's points
   long long computed = 0;  // computed by this run (the rest came from --resume)
+  long long written = 0;   // complete points in the file now
   double seconds = 0;
+  int interrupted_by = 0;  // SIGINT / SIGTERM when the run stopped early, else 0
 };
 
+// Writes the provenance lines, the header and one block of rows per point. With --resume, an
+// existing file must have this sweep's provenance and rows (InputError at the first line that
+// does not); a cut last row or unfinished last point is dropped and recomputed. A SIGINT or
+// SIGTERM stops the run after the complete points already computed are written.
 SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& o, std::ostream& err);
-
-// Joins shard outputs (each in point order) into one CSV identical to an unsharded run.
-void merge_sweeps(const std::vector<std::string>& parts, const std::string& out);
 
 }  // namespace ovs
