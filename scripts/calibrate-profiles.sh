@@ -18,5 +18,7 @@ fit --base h100-sxm --copy-from h800-sxm --data "$data/gpus.csv" --only kernels.
 fit --base h200-sxm --copy-from h800-sxm --out hw_profiles/h200-sxm.yaml
 # B200: BF16/FP8 matmul figures (gpus.csv MAMF) and FlashMLA's B200 figures.
 fit --base b200 --data "$data/gpus.csv" --data "$data/flashmla.csv" --out hw_profiles/b200.yaml
-# MI355X: its BF16 matmul figure.
-fit --base mi355x --data "$data/gpus.csv" --out hw_profiles/mi355x.yaml
+# MI355X: its BF16 matmul figure, and seed 2's MI355X timeline (calibrate/published/seed2-mi355x.csv:
+# wqkv_a, q_a and q_b fit the FP8 GEMM efficiency, per-tile overhead and shortest kernel; the side
+# branches and the multi-stream block are held back and only predicted).
+fit --base mi355x --data "$data/gpus.csv" --data "$data/seed2-mi355x.csv" --out hw_profiles/mi355x.yaml

@@ -1,92 +1,54 @@
 // Seed 2's V4 prefill attention block (4096 tokens, one CSA layer of V4-Pro) with costs predicted
-// on mi355x instead of the seed's measured durations: kernels from the cost models, the same
-// streams and events as SGLang's multi-stream plan (strategies/deepseek-v4/multistream.yaml).
-#include <algorithm>
+// on the fitted mi355x profile instead of the seed's measured durations: kernels from the cost
+// models, the same streams and events as SGLang's multi-stream plan
+// (strategies/deepseek-v4/multistream.yaml). The profile's FP8 GEMM efficiency, per-tile overhead
+// and shortest kernel were fitted to three rows of the seed's timeline (wqkv_a, q_a, q_b;
+// calibrate/published/seed2-mi355x.csv, `use: fit`); the block's makespan with the side streams
+// (1012 us) and the side branches' sum (1278 us) were held back. A replay of the seed's own
+// durations is a separate example (strategies/examples/seed-v4-prefill-attention.yaml), not this.
 #include <catch2/catch.hpp>
 
+#include "calibrate/fit/seed_block.hpp"
 #include "helpers.hpp"
-#include "sim/engine/timeline.hpp"
-#include "sim/strategy/program_builder.hpp"
+#include "sim/analysis/whatif.hpp"
 
 using namespace ovs;
 using namespace ovs::test;
 
 namespace {
-
-struct BlockTimes {
-  double multistream_us, serial_us, wqkv_a_us, q_b_us;
-};
-
-BlockTimes predicted_block(const char* hw_name) {
-  const ModelConfig m = load_model_config("deepseek-v4-pro");
-  const HwProfile hw = load_hw_profile(hw_name);
-  Workload w;
-  w.phase = Phase::prefill;
-  w.tokens_per_gpu = 4096;
-  w.context = 4096;
-  w.ep = 8;
-  const LayerBuilder lb(m, hw, w);
-  int csa = 0;
-  while (lb.layer_type(csa) != "csa") ++csa;
-  const LayerPlan& plan = lb.plan(csa, whole_batch(w), "A");
-  const OpPlan& attn = *plan.find("attn");
-  const Strategy ms = load_strategy("multistream", ModelFamily::v4);
-  // The attn op's kernels under the plan's placement: side streams, record and wait.
-  Program p;
-  p.streams = {{"main", 0}};
-  for (const auto& s : ms.side_streams) p.streams.push_back({s, 0});
-  auto stream = [&](const std::string& n) {
-    for (size_t i = 0; i < p.streams.size(); ++i)
-      if (p.streams[i].name == n) return int(i);
-    return 0;
-  };
-  auto event = [&](const std::string& n) {
-    for (size_t i = 0; i < p.events.size(); ++i)
-      if (p.events[i] == n) return int(i);
-    p.events.push_back(n);
-    return int(p.events.size()) - 1;
-  };
-  p.actions.push_back({RecordAction{event("op_start"), 0}, {}});
-  for (const auto& k : attn.kernels) {
-    // The seed's block ends before the attention kernel (its 2290 us are the projections, the
-    // indexer, the compressor and the KV write).
-    if (k.name == "attention") break;
-    int s = 0;
-    const Placement* pl = nullptr;
-    for (const auto& x : ms.for_type("csa").placement)
-      if (x.op == "attn" && x.kernel == k.name) pl = &x;
-    if (pl) {
-      s = stream(pl->stream);
-      for (const auto& e : pl->wait)
-        if (std::find(p.events.begin(), p.events.end(), e) != p.events.end())
-          p.actions.push_back({WaitAction{event(e), s}, {}});
-    }
-    p.kernels.push_back(k.cost.spec(s));
-    p.kernels.back().name = k.name;
-    p.actions.push_back({LaunchAction{int(p.kernels.size()) - 1, 0.0}, {}});
-    if (pl)
-      for (const auto& e : pl->record) p.actions.push_back({RecordAction{event(e), s}, {}});
-  }
-  const Engine engine(hw.engine);
-  Timeline tl(p);
-  BlockTimes t{engine.run(p, &tl).makespan_us, engine.run(serialized(p)).makespan_us, 0, 0};
-  for (size_t i = 0; i < p.kernels.size(); ++i) {
-    if (p.kernels[i].name == "wqkv_a") t.wqkv_a_us = tl.kernels()[i].duration_us();
-    if (p.kernels[i].name == "q_b") t.q_b_us = tl.kernels()[i].duration_us();
-  }
-  return t;
-}
-
+constexpr double kSeedBlockUs = 1012;  // seed section 2.3: max(q_b, indexer, compressor, kv_write)
 }  // namespace
 
-TEST_CASE(
-    "seed 2's attention block with predicted costs: side streams hide the indexer and compressor",
-    "[seed2]") {
-  const BlockTimes t = predicted_block("mi355x");
-  WARN("mi355x predicted: multistream " << t.multistream_us << " us, serial " << t.serial_us
-                                        << " us, wqkv_a " << t.wqkv_a_us << " us, q_b " << t.q_b_us
+TEST_CASE("seed 2's attention block predicted on mi355x: within 2x of the held-back 1012 us",
+          "[seed2]") {
+  const SeedBlock b = seed_block(load_hw_profile("mi355x"), "deepseek-v4-pro", 4096);
+  INFO("mi355x predicted: multistream " << b.makespan_us << " us, serial " << b.serial_us
+                                        << " us, wqkv_a " << b.wqkv_a_us << " us, q_b " << b.q_b_us
                                         << " us (seed: 1012 / 2290 / 77 / 929)");
-  CHECK(t.multistream_us < t.serial_us);
-  // q_b is the longest kernel of the block, as in the seed.
-  CHECK(t.q_b_us > t.wqkv_a_us);
+  // Held back from the fit: the block with its side streams, start to end.
+  CHECK(b.makespan_us > 0.5 * kSeedBlockUs);
+  CHECK(b.makespan_us < 2.0 * kSeedBlockUs);
+  // The side streams shorten the block, and q_b is its longest kernel, as in the seed.
+  CHECK(b.makespan_us < b.serial_us);
+  CHECK(b.q_b_us > b.wqkv_a_us);
+}
+
+TEST_CASE("seed 2 on mi355x: multi-stream saves time per layer, never more than it hides",
+          "[seed2]") {
+  WhatIfRequest r;
+  r.model = "deepseek-v4-pro";
+  r.hw = "mi355x";
+  r.workload.phase = Phase::prefill;
+  r.workload.tokens_per_gpu = 4096;
+  r.workload.context = 4096;
+  r.workload.ep = 8;
+  r.strategy = "multistream";
+  const WhatIfResult w = run_whatif(r);
+  const double saving_us = w.baseline.per_layer_us - w.overlapped.per_layer_us;
+  INFO("per-layer saving " << saving_us << " us (seed: about 1280 us per layer)");
+  CHECK(saving_us > 0);
+  // What the side streams can hide is bounded by the kernels they move off the main stream: the
+  // block's side branches and the shared experts, all alone and one after another.
+  const SeedBlock b = seed_block(load_hw_profile("mi355x"), "deepseek-v4-pro", 4096);
+  CHECK(saving_us < b.serial_us);
 }

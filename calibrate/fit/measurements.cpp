@@ -73,6 +73,16 @@ double positive(const CsvTable& t, size_t i, const std::string& column) {
   return v;
 }
 
+// True if some number of the profile was fitted to rows of this family ("... N deepgemm rows").
+bool fitted_on(const HwProfile& hw, const std::string& family) {
+  const std::string tag = " " + family + " rows";
+  for (const auto& f : hw.fields)
+    if (f.source.rfind("fitted by", 0) != std::string::npos &&
+        f.source.find(tag) != std::string::npos)
+      return true;
+  return false;
+}
+
 DataFamily detect(const CsvTable& t) {
   if (t.has("kind") && t.has("groups") && t.has("tflops") && t.has("source_commit"))
     return DataFamily::deepgemm;
@@ -90,6 +100,7 @@ void load_deepgemm(const CsvTable& t, const HwProfile& hw, const SelectOptions& 
   std::string latest;
   for (size_t i = 0; i < t.rows(); ++i)
     if (hw.matches_gpu(t.at(i, "gpu"))) latest = t.at(i, "source_commit");
+  const bool fitted = fitted_on(hw, "deepgemm");
   for (size_t i = 0; i < t.rows(); ++i) {
     const int line = t.line_of(i);
     if (!hw.matches_gpu(t.at(i, "gpu"))) continue;
@@ -118,6 +129,8 @@ void load_deepgemm(const CsvTable& t, const HwProfile& hw, const SelectOptions& 
     m.label = fmt::format("{} g{} {}x{}x{} ({})", kind, s.groups, s.m, s.n, s.k,
                           t.at(i, "source_commit").substr(0, 7));
     m.measured_us = 2.0 * s.groups * double(s.m) * s.n * s.k / (tflops * 1e6);
+    // The fit uses today's table only: older versions are held back.
+    m.in_sample = fitted && t.at(i, "source_commit") == latest;
     m.predict_us = [s](const HwProfile& h) { return solo_us(h, {gemm_cost(h, s)}); };
     out.rows.push_back(std::move(m));
   }
@@ -157,6 +170,7 @@ void load_deepep(const CsvTable& t, const HwProfile& hw, const SelectOptions& o,
     Measurement m;
     m.line = line;
     m.family = cls == "normal" ? "deepep_normal" : "deepep_low_latency";
+    m.in_sample = current && fitted_on(hw, m.family);
     m.label = fmt::format("{} {} EP{} {} tokens", cls, t.at(i, "op"), s.routing.ep_size, s.tokens);
     if (s.mode == DeepepMode::normal) {
       // DeepEP reports logical bytes / time: the time is the logical bytes over the bandwidth.
@@ -198,6 +212,7 @@ void load_flashmla(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) 
     Measurement m;
     m.family = "flashmla";
     m.line = line;
+    m.in_sample = false;  // profiles fit FlashMLA's headline figures, not these per-shape runs
     m.label =
         fmt::format("dense decode b={} s_q={} s_k={} h_q={}", s.batch, s.q_len, s.kv_len, s.heads);
     m.measured_us = *ms * 1000.0;

@@ -14,10 +14,19 @@ struct ValidationRow {
   double error = 0;  // (predicted - measured) / measured
 };
 
+struct MapeSplit {
+  int rows = 0;
+  double mape = 0;  // as a fraction
+};
+
 struct ValidationReport {
   std::vector<ValidationRow> rows;
   std::map<std::string, double> mape;  // per family, as a fraction
   double mape_all = 0;
+  // Per family: rows the profile was fitted to (in-sample) and rows held back from the fit.
+  std::map<std::string, MapeSplit> in_sample, held_back;
+  // The profile's numbers still labelled a guess (path: source).
+  std::vector<std::string> guesses;
 };
 
 ValidationReport validate(const HwProfile& hw, const MeasurementSet& set);

@@ -247,6 +247,13 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
   return p;
 }
 
+std::vector<std::string> HwProfile::guesses() const {
+  std::vector<std::string> out;
+  for (const auto& f : fields)
+    if (f.source.find("guess") != std::string::npos) out.push_back(f.path + ": " + f.source);
+  return out;
+}
+
 bool HwProfile::matches_gpu(const std::string& gpu_column) const {
   // The column starts with the GPU name, then details: "H800 SXM5 (NVCC 12.8; ...)".
   for (const auto& a : aliases) {

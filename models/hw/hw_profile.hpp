@@ -47,6 +47,9 @@ struct HwProfile {
   bool has_memory_params = false;
   std::vector<SourcedField> fields;  // every number read, with its source
 
+  // Numbers whose source labels them a guess (no measurement informs them), "path: source".
+  std::vector<std::string> guesses() const;
+
   // Per-SM sustained tensor peak for a dtype, in FLOP/us.
   double peak_per_sm(Dtype d) const {
     return engine.tensor_flops_per_us_per_sm[static_cast<int>(d)];

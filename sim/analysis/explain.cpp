@@ -77,6 +77,7 @@ Explanation explain(const WhatIfRequest& req) {
   e.whatif = run_whatif(req);
   const ModelConfig model = load_model_config(req.model);
   const HwProfile hw = load_hw_profile(req.hw);
+  e.guesses = hw.guesses();
   const Strategy base_s = load_strategy(req.baseline, model.family);
   const Strategy over_s = load_strategy(req.strategy, model.family);
   WhatIfSession session(model, hw, req.workload, req.deepep_mode_given);
@@ -136,6 +137,12 @@ void write_explanation(std::ostream& out, const Explanation& e) {
       out << fmt::format("  {:>5} {:>11.0f} {:>9.1f} {:>9.0f} {:>9.1f} {:>9.1f}  {}\n", s.stage,
                          s.window_us, s.sms_busy, s.hbm_gbps, s.nvlink_gbps, s.rdma_gbps, s.ops);
   }
+  if (!e.guesses.empty()) {
+    out << fmt::format(
+        "\nThese numbers of the hardware profile are still guesses (no measurement informs "
+        "them yet):\n");
+    for (const auto& g : e.guesses) out << "  " << g << "\n";
+  }
 }
 
 void write_explanation_json(std::ostream& out, const Explanation& e) {
@@ -173,6 +180,7 @@ void write_explanation_json(std::ostream& out, const Explanation& e) {
         {"terms", terms}};
   }
   j["verdict"] = e.whatif.verdict;
+  j["profile_guesses"] = e.guesses;
   out << j.dump(2) << "\n";
 }
 

@@ -32,6 +32,7 @@ struct Explanation {
   std::map<std::string, std::pair<double, double>>
       exposed_by_op;  // op -> (baseline, overlapped) us
   std::vector<StageUse> stages;
+  std::vector<std::string> guesses;  // numbers of the hardware profile that are still guesses
 };
 
 Explanation explain(const WhatIfRequest& r);

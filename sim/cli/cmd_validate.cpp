@@ -120,24 +120,44 @@ int run_validate(const ValidateOptions& o, CliContext& ctx) {
                       {"label", row.m->label},
                       {"measured_us", row.m->measured_us},
                       {"predicted_us", row.predicted_us},
-                      {"error", row.error}});
+                      {"error", row.error},
+                      {"in_sample", row.m->in_sample}});
     j["rows"] = rows;
     nlohmann::ordered_json mape;
     for (const auto& [f, v] : r.mape) mape[f] = v;
     j["mape"] = mape;
     j["mape_all"] = r.mape_all;
+    for (const auto& [key, split] :
+         {std::pair{"in_sample", &r.in_sample}, {"held_back", &r.held_back}}) {
+      nlohmann::ordered_json s = nlohmann::ordered_json::object();
+      for (const auto& [f, v] : *split) s[f] = {{"rows", v.rows}, {"mape", v.mape}};
+      j[key] = s;
+    }
+    j["guesses"] = r.guesses;
     j["skipped"] = set.skipped;
     ctx.out << j.dump(2) << "\n";
     return 0;
   }
   ctx.out << fmt::format("{} on {} ({} rows)\n\n", o.data, hw.name, r.rows.size());
-  ctx.out << fmt::format("{:>5}  {:<48} {:>12} {:>12} {:>8}\n", "line", "row", "measured_us",
-                         "predicted_us", "error");
+  ctx.out << fmt::format("{:>5}  {:<48} {:>12} {:>12} {:>8}  {}\n", "line", "row", "measured_us",
+                         "predicted_us", "error", "use");
   for (const auto& row : r.rows)
-    ctx.out << fmt::format("{:>5}  {:<48} {:>12.1f} {:>12.1f} {:>+7.1f}%\n", row.m->line,
-                           row.m->label, row.m->measured_us, row.predicted_us, 100 * row.error);
+    ctx.out << fmt::format("{:>5}  {:<48} {:>12.1f} {:>12.1f} {:>+7.1f}%  {}\n", row.m->line,
+                           row.m->label, row.m->measured_us, row.predicted_us, 100 * row.error,
+                           row.m->in_sample ? "fit" : "held back");
   ctx.out << "\n";
   for (const auto& [f, v] : r.mape) ctx.out << fmt::format("MAPE {:<22} {:.1f} %\n", f, 100 * v);
+  for (const auto& [f, v] : r.in_sample)
+    ctx.out << fmt::format("  in-sample (fitted)  {:<20} {:>3} rows  MAPE {:.1f} %\n", f, v.rows,
+                           100 * v.mape);
+  for (const auto& [f, v] : r.held_back)
+    ctx.out << fmt::format("  held back           {:<20} {:>3} rows  MAPE {:.1f} %\n", f, v.rows,
+                           100 * v.mape);
+  if (!r.guesses.empty()) {
+    ctx.out << fmt::format("\n{} numbers of {} are still guesses (no measurement informs them):\n",
+                           r.guesses.size(), hw.name);
+    for (const auto& g : r.guesses) ctx.out << "  guess " << g << "\n";
+  }
   if (r.rows.empty()) ctx.out << "no row of this file applies to " << hw.name << "\n";
   for (const auto& s : set.skipped) ctx.out << "skipped " << s << "\n";
   return 0;
