@@ -154,7 +154,9 @@ strategies: [tbo-decode]
     int status = 0;
     waitpid(pid, &status, 0);
   }
-  REQUIRE(cli({"sweep", spec, "--out", cut.string(), "--resume", "-q"}).code == 0);
+  const CliResult resumed = cli({"sweep", spec, "--out", cut.string(), "--resume", "-q"});
+  INFO(resumed.err);
+  REQUIRE(resumed.code == 0);
   CHECK(slurp(cut) == slurp(full));
 }
 

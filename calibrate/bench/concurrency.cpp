@@ -25,7 +25,10 @@ constexpr int64_t kGemmM = 4096, kGemmN = 7168, kGemmK = 7168;
 constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 
 const std::vector<std::string> kColumns = {
-    "pair", "a", "b", "alone_a_us", "alone_b_us", "together_us", "a_done_us", "b_done_us", "reps"};
+    "pair",      "a",         "b",          "alone_a_us",     "alone_b_us",
+    "together_us", "a_done_us", "b_done_us", "reps",          "a_cta_threads",
+    "a_cta_registers", "a_cta_shared_bytes", "b_cta_threads", "b_cta_registers",
+    "b_cta_shared_bytes"};
 
 const std::vector<std::string> kNotes = {
     "gemm_bf16: cuBLASLt BF16 y[4096,7168] = x[4096,7168] * w[7168,7168]^T (0.42 TFLOP), "
@@ -37,6 +40,9 @@ const std::vector<std::string> kNotes = {
     "each repetition: L2 flushed, then a 2 ms spin kernel holds the streams while the host queues "
     "the work, so both workloads are fully queued when they start; together: a is issued first "
     "on stream 1, b on stream 2 (waiting on the start event); each workload owns its buffers",
+    "a_cta_* / b_cta_*: one CTA of the workload's kernel (threads, registers per thread and "
+    "shared bytes from cudaFuncGetAttributes); empty for cuBLASLt's GEMM, whose kernel is not "
+    "ours to query",
     "alone_*_us: median time of the workload alone; together_us: median time from the common "
     "start until both are done; a_done_us / b_done_us: medians from the common start to each "
     "one's end in the together runs",
@@ -45,6 +51,7 @@ const std::vector<std::string> kNotes = {
 struct Workload {
   std::string name;
   std::function<void(cudaStream_t)> enqueue;
+  CtaFootprint cta{};  // threads 0: not known
 };
 
 // A BF16 GEMM with its own operands.
@@ -163,23 +170,34 @@ void run_concurrency_family(const BenchContext& context) {
 
   const Workload gemm_a = gemm_workload("gemm_bf16", *gemm1);
   const Workload gemm_b = gemm_workload("gemm_bf16", *gemm2);
-  const Workload copy_a = {"copy_1gib", [&](cudaStream_t s) {
+  const CtaFootprint copy_cta = copy_footprint(full_grid);
+  const CtaFootprint small_cta{kSmallKernelThreadsPerCta, small_kernel_registers(), 0};
+  const CtaFootprint fixed_cta = read_footprint(fixed_grid);
+  const Workload copy_a = {"copy_1gib",
+                           [&](cudaStream_t s) {
                              launch_copy(copy1_dst.get(), copy1_src.get(), kCopyBytes, full_grid,
                                          s);
-                           }};
-  const Workload copy_b = {"copy_1gib", [&](cudaStream_t s) {
+                           },
+                           copy_cta};
+  const Workload copy_b = {"copy_1gib",
+                           [&](cudaStream_t s) {
                              launch_copy(copy2_dst.get(), copy2_src.get(), kCopyBytes, full_grid,
                                          s);
-                           }};
-  const Workload tiny = {"tiny_x200", [&](cudaStream_t s) {
+                           },
+                           copy_cta};
+  const Workload tiny = {"tiny_x200",
+                         [&](cudaStream_t s) {
                            for (int i = 0; i < kTinyKernels; ++i) {
                              launch_small(tiny_data.as<float>(), s);
                            }
                            CUDA_CHECK_LAUNCH();
-                         }};
-  const Workload fixed = {"fixed20_read_1gib", [&](cudaStream_t s) {
+                         },
+                         small_cta};
+  const Workload fixed = {"fixed20_read_1gib",
+                          [&](cudaStream_t s) {
                             launch_read(fixed_src.get(), kFixedReadBytes, fixed_grid, s);
-                          }};
+                          },
+                          fixed_cta};
 
   struct Pair {
     const char* name;
@@ -205,9 +223,22 @@ void run_concurrency_family(const BenchContext& context) {
     const double alone_b_us = time_alone_us(context, flusher, *pair.b, stream_b);
     const PairResult together =
         time_together(context, flusher, *pair.a, *pair.b, stream_a, stream_b);
-    csv.write_row({cell(pair.name), cell(pair.a->name), cell(pair.b->name), cell(alone_a_us),
-                   cell(alone_b_us), cell(together.together_us), cell(together.a_done_us),
-                   cell(together.b_done_us), cell(context.options.reps)});
+    auto cta_cells = [](const CtaFootprint& f) -> std::vector<std::string> {
+      if (f.threads <= 0) return {"", "", ""};
+      return {cell(f.threads), cell(f.registers_per_thread), cell(static_cast<int64_t>(f.shared_bytes))};
+    };
+    std::vector<std::string> row = {cell(pair.name),
+                                    cell(pair.a->name),
+                                    cell(pair.b->name),
+                                    cell(alone_a_us),
+                                    cell(alone_b_us),
+                                    cell(together.together_us),
+                                    cell(together.a_done_us),
+                                    cell(together.b_done_us),
+                                    cell(context.options.reps)};
+    for (const auto* w : {pair.a, pair.b})
+      for (auto& c : cta_cells(w->cta)) row.push_back(std::move(c));
+    csv.write_row(row);
     std::fprintf(stderr, "concurrency: %s done\n", pair.name);
   }
   csv.finish();

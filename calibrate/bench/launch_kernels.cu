@@ -1,3 +1,4 @@
+#include "check.hpp"
 #include "launch_kernels.hpp"
 
 namespace {
@@ -25,6 +26,12 @@ __global__ void spin_kernel(uint64_t duration_ns) {
 
 void launch_empty(cudaStream_t stream) {
   empty_kernel<<<1, 32, 0, stream>>>();
+}
+
+int small_kernel_registers() {
+  cudaFuncAttributes a{};
+  CUDA_CHECK(cudaFuncGetAttributes(&a, small_kernel));
+  return a.numRegs;
 }
 
 void launch_small(float* data, cudaStream_t stream) {

@@ -15,6 +15,8 @@ inline constexpr int kSmallKernelCtas = kSmallKernelElements / kSmallKernelThrea
 void launch_empty(cudaStream_t stream);
 // kSmallKernelCtas x kSmallKernelThreadsPerCta over data[0, kSmallKernelElements).
 void launch_small(float* data, cudaStream_t stream);
+// Registers per thread of the small kernel (cudaFuncGetAttributes); it uses no shared memory.
+int small_kernel_registers();
 // One CTA that spins on %globaltimer for `duration_ns`: holds back a stream while the host
 // queues work behind it, so that the GPU then runs the queue back to back.
 void launch_spin(uint64_t duration_ns, cudaStream_t stream);

@@ -171,6 +171,18 @@ Grid full_device_grid(const DeviceInfo& device) {
   return Grid{device.sm_count * (ctas_per_sm > 0 ? ctas_per_sm : 1), kThreadsPerCta, 0};
 }
 
+namespace {
+template <typename Kernel>
+CtaFootprint footprint_of(Kernel kernel, const Grid& grid) {
+  cudaFuncAttributes a{};
+  CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+  return CtaFootprint{grid.threads_per_cta, a.numRegs, a.sharedSizeBytes + grid.dynamic_smem_bytes};
+}
+}  // namespace
+
+CtaFootprint read_footprint(const Grid& grid) { return footprint_of(read_kernel, grid); }
+CtaFootprint copy_footprint(const Grid& grid) { return footprint_of(copy_kernel, grid); }
+
 void launch_read(const void* src, size_t bytes, const Grid& grid, cudaStream_t stream,
                  int* sm_ids) {
   read_kernel<<<grid.ctas, grid.threads_per_cta, grid.dynamic_smem_bytes, stream>>>(

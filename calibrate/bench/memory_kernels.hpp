@@ -22,6 +22,15 @@ struct Grid {
 // HBM. Sets the kernels' dynamic shared memory limit as a side effect.
 Grid one_cta_per_sm_grid(const DeviceInfo& device, int sms);
 
+// One CTA of a kernel as the SM sees it (cudaFuncGetAttributes): what co-residency depends on.
+struct CtaFootprint {
+  int threads = 0;
+  int registers_per_thread = 0;
+  size_t shared_bytes = 0;  // static + dynamic
+};
+CtaFootprint read_footprint(const Grid& grid);
+CtaFootprint copy_footprint(const Grid& grid);
+
 // Every SM full: max_threads_per_sm / 1024 CTAs of 1024 threads on each SM, no shared memory.
 Grid full_device_grid(const DeviceInfo& device);
 

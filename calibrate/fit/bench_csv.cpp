@@ -249,6 +249,15 @@ void read_concurrency(const CsvFile& f, BenchData& d) {
     c.together_us = r.positive(i, "together_us");
     c.a_done_us = r.positive(i, "a_done_us");
     c.b_done_us = r.positive(i, "b_done_us");
+    // Older files have no footprint columns; an empty cell means the kernel was not queried.
+    for (auto [prefix, cta] : {std::pair{"a", &c.a_cta}, std::pair{"b", &c.b_cta}}) {
+      const std::string th = std::string(prefix) + "_cta_threads";
+      if (!r.has(th) || r.text(i, th).empty()) continue;
+      cta->threads = static_cast<int>(r.whole(i, th, 1));
+      cta->registers_per_thread =
+          static_cast<int>(r.whole(i, std::string(prefix) + "_cta_registers", 1));
+      cta->shared_bytes = double(r.whole(i, std::string(prefix) + "_cta_shared_bytes", 0));
+    }
     d.concurrency.push_back(c);
   }
 }

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+
+#include "sim/core/work.hpp"
 #include <vector>
 
 namespace ovs {
@@ -65,6 +67,8 @@ struct ConcurrencyBenchRow {
   int line = 0;
   std::string pair, a, b;
   double alone_a_us = 0, alone_b_us = 0, together_us = 0, a_done_us = 0, b_done_us = 0;
+  // One CTA of each workload's kernel, when the benchmark could query it (threads 0: unknown).
+  CtaFootprint a_cta, b_cta;
 };
 
 struct BenchData {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 
+#include "calibrate/fit/bench_pairs.hpp"
 #include "calibrate/fit/bench_rows.hpp"
 #include "calibrate/fit/lm_fit.hpp"
 
@@ -222,61 +223,29 @@ void fit_hbm(HwProfile& hw, const BenchData& d, BenchFitResult& res) {
   if (all.empty()) return;
   std::vector<const Measurement*> rows;
   for (const auto& m : all) rows.push_back(&m);
-  const int sm_count = hw.engine.sm_count;
+  // Both through the engine's solo time (the bandwidth-vs-SMs curve is the engine's, not a
+  // formula here); the saturation count is informed only by rows below saturation.
   const Knob bw{"hbm.achievable_gbps",
                 [](const HwProfile& h) { return h.engine.hbm_bytes_per_us / 1e3; },
                 [](HwProfile& h, double v) { h.engine.hbm_bytes_per_us = v * 1e3; },
                 0.3 * hw.hbm_peak_gbps, hw.hbm_peak_gbps};
-  // The saturation count is a whole number in the engine: first the continuous optimum of the
-  // engine's curve in closed form, lat + bytes / (bw x min(1, sms / sat)), then its neighbours.
-  const Knob sat{"hbm.saturation_sms", {}, {}, 1.0, double(sm_count)};
-  const double lat = hw.kernels.memory.kernel_min_us;
-  const ResidualFn closed = [&](const std::vector<double>& x) {
-    std::vector<double> r;
-    for (const auto& h : d.hbm) {
-      const double t = lat + h.bytes_moved / (x[0] * 1e3 * std::min(1.0, h.sms_used / x[1]));
-      r.push_back((t - h.time_us) / h.time_us);
-    }
-    return r;
-  };
-  const FitResult cont = fit_least_absolute({{bw.path, 0.5 * (bw.lo + bw.hi), bw.lo, bw.hi},
-                                             {sat.path, 0.5 * sm_count, 1, double(sm_count)}},
-                                            closed, 4);
-  const double sat_se = rel_stderr(closed, cont.values, {bw, sat})[1];
-  const int sat_before = hw.engine.hbm_saturation_sms;
-  if (sat_se > kMaxRelStderr) {
-    BenchFamilyFit f = fit_family(hw, res, "hbm", rows, {bw});
-    f.params.push_back({sat.path, double(sat_before), double(sat_before), sat_se, false, false,
-                        "not informed by these rows (no SM count below saturation): kept"});
-    res.families.push_back(std::move(f));
-    return;
-  }
-  const double before = summarize(hw, rows, 0).mape;
-  BenchFamilyFit best;
-  double best_mape = kInf;
-  const int lo = std::max(1, static_cast<int>(std::floor(cont.values[1])) - 1);
-  const int hi = std::min(sm_count, static_cast<int>(std::ceil(cont.values[1])) + 1);
-  const HwProfile start = hw;
-  HwProfile best_hw = hw;
-  for (int s = lo; s <= hi; ++s) {
-    HwProfile trial = start;
-    trial.engine.hbm_saturation_sms = s;
-    BenchFamilyFit f = fit_family(trial, res, "hbm", rows, {bw});
-    if (f.after.mape < best_mape) {
-      best_mape = f.after.mape;
-      best = std::move(f);
-      best_hw = std::move(trial);
-    }
-  }
-  hw = best_hw;
-  best.report.mape_before = before;
-  best.params.push_back({sat.path, double(sat_before), double(hw.engine.hbm_saturation_sms), sat_se,
-                         true, false, "whole SMs: the best neighbour of the continuous fit"});
-  best.report.fields.clear();
-  const std::string source = source_for(res, "hbm", best.report.rows, before, best.after.mape);
-  for (const auto& p : best.params)
-    if (p.written) best.report.fields.push_back({p.path, p.after, source});
-  res.families.push_back(std::move(best));
+  const Knob sat{"hbm.saturation_sms", [](const HwProfile& h) { return h.engine.hbm_saturation_sms; },
+                 [](HwProfile& h, double v) { h.engine.hbm_saturation_sms = v; }, 1.0,
+                 double(hw.engine.sm_count)};
+  res.families.push_back(fit_family(hw, res, "hbm", rows, {bw, sat}));
+}
+
+// The issue capacity co-resident kernels share on one SM, from the concurrent pairs' together
+// times (each pair run through the engine). Pairs whose kernels never share an SM do not inform
+// it, and it keeps its documented default.
+void fit_concurrency(HwProfile& hw, const BenchData& d, BenchFitResult& res) {
+  const auto all = concurrency_measurements(d, hw);
+  if (all.empty()) return;
+  std::vector<const Measurement*> rows;
+  for (const auto& m : all) rows.push_back(&m);
+  const Knob issue{"sm.issue_capacity", [](const HwProfile& h) { return h.engine.sm.issue_capacity; },
+                   [](HwProfile& h, double v) { h.engine.sm.issue_capacity = v; }, 0.25, 2.0};
+  res.families.push_back(fit_family(hw, res, "concurrency", rows, {issue}));
 }
 
 void fit_l2(HwProfile& hw, const BenchData& d, BenchFitResult& res) {
@@ -378,6 +347,7 @@ BenchFitResult fit_bench(HwProfile& hw, const BenchData& data, const std::string
   fit_launch(hw, data, res);
   fit_l2(hw, data, res);
   fit_gemm(hw, data, res);
+  fit_concurrency(hw, data, res);
   // A field the base profile does not have cannot be written (apply_fits rewrites lines).
   for (auto& f : res.families) {
     std::vector<FittedField> kept;

@@ -165,11 +165,13 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
     m.required("sm_count").fail("must be a whole number of SMs");
   if (auto sv = m.optional("sm")) {
     // What one SM (CU) holds at once: CTAs of different kernels share it when they fit.
-    yaml::Map sm(*sv, {"max_ctas", "max_threads", "registers", "shared_memory_kib"});
+    yaml::Map sm(*sv,
+                 {"max_ctas", "max_threads", "registers", "shared_memory_kib", "issue_capacity"});
     hw.sm.max_ctas = static_cast<int>(num.read(sm, "max_ctas", {1, 1024}));
     hw.sm.max_threads = static_cast<int>(num.read(sm, "max_threads", {32, 65536}));
     hw.sm.registers = static_cast<int>(num.read(sm, "registers", {1024, 1 << 24}));
     hw.sm.shared_bytes = num.read(sm, "shared_memory_kib", {0, 65536}) * units::kBytesPerKiB;
+    hw.sm.issue_capacity = num.read_opt(sm, "issue_capacity", {0.1, 4}, 1.0);
   }
   p.boost_clock_mhz = num.read(m, "boost_clock_mhz", yaml::kPositive);
   p.sustained_clock_mhz =

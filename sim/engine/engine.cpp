@@ -338,7 +338,7 @@ class Run {
       capacity_.assign(base_capacity_.begin(), base_capacity_.end());
       for (int g : shared_groups_) {
         const double n = groups[g].count;
-        capacity_.push_back(n);
+        capacity_.push_back(n * hw_.sm.issue_capacity);
         capacity_.push_back(n * hw_.hbm_bytes_per_us / std::max(1.0, hw_.hbm_saturation_sms));
         capacity_.push_back(n * hw_.l2_bytes_per_us / std::max(1.0, hw_.l2_saturation_sms));
       }

@@ -20,6 +20,10 @@ struct SmCapacity {
   int max_threads = 0;      // resident threads
   int registers = 0;        // 32-bit registers
   double shared_bytes = 0;  // shared memory (LDS) usable by resident CTAs
+  // Issue throughput of one SM that co-resident kernels share, in units of what one kernel's
+  // CTAs use at full speed alone (the pipe time their efficiency leaves busy): 1 = co-resident
+  // CTAs can fill exactly the idle issue slots. Fitted from concurrent pairs (calibrate --bench).
+  double issue_capacity = 1.0;
   bool given() const { return max_ctas > 0 && max_threads > 0 && registers > 0; }
 };
 

@@ -1,0 +1,118 @@
+#include "calibrate/fit/bench_pairs.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "calibrate/fit/bench_rows.hpp"
+#include "models/cost/gemm.hpp"
+#include "models/cost/memory_kernels.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/engine/timeline.hpp"
+
+namespace ovs {
+namespace {
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+}  // namespace
+
+StreamRun run_streams(const HwProfile& hw, const std::vector<std::vector<KernelCost>>& streams,
+                      bool queued, LaunchMode mode) {
+  Program p;
+  p.launch_mode = mode;
+  std::vector<std::pair<int, int>> where;  // kernel -> (stream, index)
+  for (size_t s = 0; s < streams.size(); ++s) {
+    p.streams.push_back({fmt::format("s{}", s), 0});
+    for (size_t i = 0; i < streams[s].size(); ++i) {
+      p.kernels.push_back(streams[s][i].spec(static_cast<int>(s)));
+      const int id = static_cast<int>(p.kernels.size()) - 1;
+      LaunchAction a{id, std::nullopt};
+      if (queued) a.host_us = 0.0;
+      p.actions.push_back({a, {}});
+      where.emplace_back(static_cast<int>(s), static_cast<int>(i));
+    }
+  }
+  Timeline t(p);
+  Engine(hw.engine).run(p, &t);
+  StreamRun r;
+  r.done_us.assign(streams.size(), 0);
+  r.kernel_durations.resize(streams.size());
+  for (size_t k = 0; k < p.kernels.size(); ++k) {
+    const auto [s, i] = where[k];
+    r.done_us[s] = std::max(r.done_us[s], t.kernels()[k].end_us);
+    r.kernel_durations[s].push_back(t.kernels()[k].duration_us());
+  }
+  return r;
+}
+
+// A concurrency.csv workload by name (calibrate/bench/concurrency.cpp), or nullopt.
+std::optional<std::vector<KernelCost>> concurrency_workload(const HwProfile& hw,
+                                                            const std::string& name, int sm_count,
+                                                            const CtaFootprint& cta) {
+  auto measured = [&](std::vector<KernelCost> ks) {
+    if (cta.given())
+      for (auto& k : ks) k.work.cta = cta;
+    return ks;
+  };
+  static const std::regex smtarget("gemm_bf16_smtarget(\\d+)"), copy("copy_(\\d+)gib"),
+      tiny("tiny_x(\\d+)"), fixed("fixed(\\d+)_read_(\\d+)gib");
+  std::smatch m;
+  if (name == "gemm_bf16" || std::regex_match(name, m, smtarget)) {
+    GemmShape s;
+    s.m = 4096;  // the microbenchmark's GEMM: y[4096, 7168] = x[4096, 7168] w[7168, 7168]^T
+    s.n = 7168;
+    s.k = 7168;
+    s.dtype = Dtype::bf16;
+    return std::vector<KernelCost>{gemm_cost(hw, s, m.empty() ? 0 : std::stoi(m[1]))};
+  }
+  if (std::regex_match(name, m, copy)) {
+    MemoryKernelShape s;
+    s.name = name;
+    s.read_bytes = s.write_bytes = std::stod(m[1]) * kGiB;
+    s.ctas = 2 * std::int64_t(sm_count);  // 2048 threads per SM in CTAs of 1024
+    KernelCost c = memory_kernel(hw, s);
+    c.work.ctas_per_sm = 2;
+    c.work.cta = {1024, 0, 0};  // the benchmark's 1024-thread CTAs, registers unknown
+    return measured({c});
+  }
+  if (std::regex_match(name, m, tiny))
+    return measured(std::vector<KernelCost>(std::stoul(m[1]), launch_kernel_cost(hw, "small")));
+  if (std::regex_match(name, m, fixed)) {
+    MemoryKernelShape s;
+    s.name = name;
+    s.read_bytes = std::stod(m[2]) * kGiB;
+    s.ctas = std::stoi(m[1]);
+    KernelCost c = memory_kernel(hw, s);
+    c.work.ctas_per_sm = 1;
+    c.fixed_sms = std::stoi(m[1]);
+    return measured({c});
+  }
+  return std::nullopt;
+}
+
+
+std::vector<Measurement> concurrency_measurements(const BenchData& d, const HwProfile& hw) {
+  std::vector<Measurement> out;
+  const int sms = bench_sm_count(d, hw);
+  for (const auto& row : d.concurrency) {
+    if (!concurrency_workload(hw, row.a, sms, row.a_cta) ||
+        !concurrency_workload(hw, row.b, sms, row.b_cta))
+      continue;
+    Measurement m;
+    m.family = "concurrency";
+    m.line = row.line;
+    m.label = fmt::format("{} together", row.pair);
+    m.measured_us = row.together_us;
+    const std::string a = row.a, b = row.b;
+    const CtaFootprint ca = row.a_cta, cb = row.b_cta;
+    m.predict_us = [a, b, sms, ca, cb](const HwProfile& h) {
+      const StreamRun r = run_streams(
+          h, {*concurrency_workload(h, a, sms, ca), *concurrency_workload(h, b, sms, cb)}, true);
+      return std::max(r.done_us[0], r.done_us[1]);
+    };
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace ovs
