@@ -258,3 +258,16 @@ TEST_CASE("a sweep's gpus_per_node defaults to auto, the profile's domain, as wh
   // Six 8-GPU nodes cross RDMA: slower than one NVL72 domain.
   CHECK(baseline_us(1) > baseline_us(0));
 }
+
+TEST_CASE("every shipped sweep spec loads and names only shipped files", "[sweep][names]") {
+  // Including the H20 and GB200 sweeps behind the README table (redundant experts, MTP).
+  const auto specs = shipped_names("strategies/sweeps");
+  CHECK(std::find(specs.begin(), specs.end(), "v3-decode-h20-ep16-mtp") != specs.end());
+  CHECK(std::find(specs.begin(), specs.end(), "v3-decode-gb200-ep48") != specs.end());
+  for (const auto& name : specs) {
+    INFO(name);
+    const SweepSpec spec = load_sweep_spec(source_path("strategies/sweeps/" + name + ".yaml"));
+    CHECK_NOTHROW(check_sweep_names(spec));
+    CHECK(spec.points() > 0);
+  }
+}
