@@ -18,6 +18,13 @@ fit --base h100-sxm --copy-from h800-sxm --data "$data/gpus.csv" --only kernels.
 fit --base h200-sxm --copy-from h800-sxm --out hw_profiles/h200-sxm.yaml
 # B200: BF16/FP8 matmul figures (gpus.csv MAMF) and FlashMLA's B200 figures.
 fit --base b200 --data "$data/gpus.csv" --data "$data/flashmla.csv" --out hw_profiles/b200.yaml
+# H20: a cut-down GH100 (78 SMs, a reduced tensor rate) running the same DeepGEMM, DeepEP and
+# FlashMLA kernels as H800, so H800's kernel numbers; its own SMs, HBM and links stay. No H20
+# kernel measurement is published in ../shared/data.
+fit --base h20 --copy-from h800-sxm --out hw_profiles/h20.yaml
+# GB200: the same GB100 die and kernels as B200, so B200's kernel numbers; then GB200's own
+# BF16/FP8 matmul figures (gpus.csv MAMF) for the GEMM efficiencies.
+fit --base gb200 --copy-from b200 --data "$data/gpus.csv" --out hw_profiles/gb200.yaml
 # MI355X: its BF16 matmul figure, and seed 2's MI355X timeline (calibrate/published/seed2-mi355x.csv:
 # wqkv_a, q_a and q_b fit the FP8 GEMM efficiency, per-tile overhead and shortest kernel; the side
 # branches and the multi-stream block are held back and only predicted).

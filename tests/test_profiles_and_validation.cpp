@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "calibrate/fit/validation.hpp"
 #include "helpers.hpp"
@@ -20,7 +21,8 @@ std::string published(const std::string& name) {
 
 TEST_CASE("every shipped profile loads and every number in it has a source", "[profiles]") {
   const auto names = shipped_names("hw_profiles");
-  CHECK(names == std::vector<std::string>{"b200", "h100-sxm", "h200-sxm", "h800-sxm", "mi355x"});
+  CHECK(names == std::vector<std::string>{"b200", "gb200", "h100-sxm", "h20", "h200-sxm",
+                                          "h800-sxm", "mi355x"});
   for (const auto& n : names) {
     INFO(n);
     const HwProfile p = load_hw_profile(n);
@@ -91,6 +93,41 @@ TEST_CASE("kernel and validate commands answer with JSON", "[cli][kernel]") {
               .code == 0);
     CHECK(cli({"validate", published("deepgemm.csv"), "--hw", hw}).code == 0);
   }
+}
+
+TEST_CASE("validate shows the source of every profile number its predictions use",
+          "[validate][profiles]") {
+  // H20 has no DeepGEMM row of its own: validate says so and shows where the GEMM numbers it
+  // would use come from (copied from H800's fit, with the copy named).
+  const CliResult t = cli({"validate", published("deepgemm.csv"), "--hw", "H20"});
+  REQUIRE(t.code == 0);
+  CHECK(t.out.find("no row of this file applies to h20") != std::string::npos);
+  CHECK(t.out.find("profile numbers these predictions use") != std::string::npos);
+  CHECK(t.out.find("kernels.gemm.efficiency.fp8") != std::string::npos);
+  CHECK(t.out.find("as for h800-sxm") != std::string::npos);
+  CHECK(t.out.find("kernels.comm.") == std::string::npos);  // DeepEP numbers: not used here
+  // JSON: one entry per field with its line, and whether it is labelled an estimate.
+  const CliResult j = cli({"validate", published("deepep.csv"), "--hw", "gb200", "--json"});
+  REQUIRE(j.code == 0);
+  const auto sources = nlohmann::json::parse(j.out)["profile_sources"];
+  bool hbm = false, nvlink = false;
+  for (const auto& f : sources) {
+    CHECK(!f["source"].get<std::string>().empty());
+    const std::string field = f["field"];
+    if (field == "hbm.peak_gbps") {
+      hbm = true;
+      CHECK(f["value"].get<double>() == Approx(8000));  // gpus.csv GB200 hbm_bandwidth 8 TB/s
+      CHECK(f["estimate"].get<bool>() == false);
+    }
+    if (field == "links.nvlink.gbps") {
+      nvlink = true;
+      CHECK(f["value"].get<double>() == Approx(726));  // gpus.csv SM100 DeepEP V2 dispatch
+      CHECK(f["estimate"].get<bool>() == true);        // a B200 figure taken for GB200
+    }
+    CHECK(field.rfind("kernels.gemm", 0) == std::string::npos);
+  }
+  CHECK(hbm);
+  CHECK(nvlink);
 }
 
 TEST_CASE("bad profiles: one line naming file, line and field; exit 2", "[profiles][bad-input]") {

@@ -162,9 +162,11 @@ TEST_CASE("a bigger batch never makes the forward faster", "[behaviour]") {
 }
 
 TEST_CASE("whatif answers for every model, GPU, phase and shipped strategy", "[whatif][slow]") {
-  for (const char* model : {"deepseek-v3", "deepseek-v4-flash", "deepseek-v4-pro"}) {
-    const std::string dir =
-        std::string(model) == "deepseek-v3" ? "strategies/deepseek-v3" : "strategies/deepseek-v4";
+  for (const char* model :
+       {"deepseek-v3", "deepseek-v3-nvfp4", "deepseek-v4-flash", "deepseek-v4-pro"}) {
+    const std::string dir = std::string(model).rfind("deepseek-v3", 0) == 0
+                                ? "strategies/deepseek-v3"
+                                : "strategies/deepseek-v4";
     for (const auto& hw : shipped_names("hw_profiles"))
       for (const char* phase : {"prefill", "decode"})
         for (const auto& strategy : shipped_names(dir)) {

@@ -65,10 +65,17 @@ LayerBuilder::LayerBuilder(const ModelConfig& model, const HwProfile& hw, const 
   require_kernel_params(hw);
   if (w.tokens_per_gpu <= 0) throw InputError("", 0, "tokens-per-gpu", "must be > 0");
   if (w.context <= 0) throw InputError("", 0, "context", "must be > 0");
-  if (w.ep <= 0 || model.routed_experts % w.ep != 0)
+  if (w.redundant_experts < 0) throw InputError("", 0, "redundant-experts", "must be >= 0");
+  // Physical experts (routed + redundant copies, SGLang's --ep-num-redundant-experts) are spread
+  // evenly: EP48 runs DeepSeek's 256 experts with 32 redundant ones, 288 = 6 x 48.
+  const int physical = w.physical_experts(model.routed_experts);
+  if (w.ep <= 0 || physical % w.ep != 0)
     throw InputError("", 0, "ep",
-                     "EP " + std::to_string(w.ep) + " must divide the " +
-                         std::to_string(model.routed_experts) + " routed experts of " + model.name);
+                     "EP " + std::to_string(w.ep) + " must divide the " + std::to_string(physical) +
+                         " physical experts of " + model.name + " (" +
+                         std::to_string(model.routed_experts) + " routed + " +
+                         std::to_string(w.redundant_experts) +
+                         " redundant; --redundant-experts adds copies)");
   if (w.gpus_per_node <= 0) throw InputError("", 0, "gpus-per-node", "must be > 0");
   if (!(w.imbalance >= 1.0))
     throw InputError("", 0, "imbalance", "must be >= 1 (the hottest rank over the mean)");
@@ -187,8 +194,14 @@ DeepepShape LayerBuilder::deepep_shape(const MicroBatch& mb, CommOp op) const {
   s.op = op;
   s.tokens = mb.tokens;
   s.hidden = m_.hidden;
-  s.routing = {m_.routed_experts, m_.topk, m_.expert_groups,
-               m_.topk_groups,    w_.ep,   w_.gpus_per_node};
+  // Tokens go to physical experts laid out contiguously over the ranks; with redundant copies the
+  // groups are the physical experts in equal runs (uniform routing), or no group limit when the
+  // copies do not split evenly into the groups.
+  const int physical = w_.physical_experts(m_.routed_experts);
+  const bool grouped = physical % m_.expert_groups == 0;
+  s.routing = {
+      physical, m_.topk,         grouped ? m_.expert_groups : 1, grouped ? m_.topk_groups : 1,
+      w_.ep,    w_.gpus_per_node};
   s.imbalance = w_.imbalance;
   return s;
 }
@@ -217,7 +230,7 @@ void LayerBuilder::add_moe_ops(LayerPlan& p, int layer, const MicroBatch& mb,
   p.ops.push_back({"dispatch_b", {}, deepep_shape(mb, CommOp::dispatch), {}});
   // Routed experts on the hottest rank: every rank sends t tokens x top-k; the hottest receives
   // `imbalance` times the mean, spread over its local experts.
-  const int local_experts = m_.routed_experts / w_.ep;
+  const int local_experts = w_.physical_experts(m_.routed_experts) / w_.ep;
   const double received = double(t) * m_.topk * w_.imbalance;
   const std::int64_t per_expert =
       std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(received / local_experts)));

@@ -150,7 +150,8 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
   SourcedReader num(p);
   yaml::Map m(root, {"name", "description", "aliases", "vendor", "arch", "sm_count", "sm",
                      "boost_clock_mhz", "sustained_clock_mhz", "tensor_peak_tflops",
-                     "cuda_core_peak_tflops", "hbm", "l2", "links", "host", "kernels", "memory"});
+                     "cuda_core_peak_tflops", "hbm", "l2", "links", "nvlink_domain_gpus", "host",
+                     "kernels", "memory"});
   p.name = m.required("name").str();
   if (auto d = m.optional("description")) p.description = d->str();
   if (auto a = m.optional("aliases"))
@@ -221,6 +222,13 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
           units::gbps_to_bytes_per_us(num.read(lm, "gbps", yaml::kNonNegative));
       hw.links[i].latency_us = num.read(lm, "latency_us", yaml::kNonNegative);
     }
+  }
+  if (m.has("nvlink_domain_gpus") || m.has("kernels")) {
+    // Required with the cost models: the what-if's default GPUs per node, never a guess in code.
+    const double gpus = num.read(m, "nvlink_domain_gpus", {1, 1 << 16});
+    p.nvlink_domain_gpus = static_cast<int>(gpus);
+    if (double(p.nvlink_domain_gpus) != gpus)
+      m.required("nvlink_domain_gpus").fail("must be a whole number of GPUs");
   }
   {
     yaml::Map h(m.required("host"), {"launch_eager_us", "launch_graph_us", "event_us"});

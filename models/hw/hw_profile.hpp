@@ -34,6 +34,10 @@ struct HwProfile {
   std::array<double, kNumDtypes> tensor_peak_tflops{};  // dense, whole GPU, boost clock
   double hbm_peak_gbps = 0;
   double hbm_capacity_gb = 0;
+  // GPUs that reach each other over NVLink (8 on an HGX board, 72 in a GB200 NVL72 rack): the
+  // default GPUs per node of a workload; an EP group inside it never touches RDMA. 0 = not given
+  // (programs with inline hardware); a profile with cost models must give it.
+  int nvlink_domain_gpus = 0;
   KernelParams kernels;  // cost-model parameters
   bool has_kernel_params = false;
   // What a serving process holds besides weights, KV cache and activations (the memory model,

@@ -110,8 +110,20 @@ std::string run_key(const Strategy& s, const Workload& w) {
 }
 }  // namespace
 
+Workload in_nvlink_domain(Workload w, const HwProfile& hw) {
+  if (w.gpus_per_node != 0) return w;
+  if (hw.nvlink_domain_gpus <= 0)
+    throw InputError(hw.file, 1, "nvlink_domain_gpus",
+                     "the profile does not say how many GPUs share NVLink; give --gpus-per-node");
+  w.gpus_per_node = hw.nvlink_domain_gpus;
+  return w;
+}
+
 WhatIfSession::WhatIfSession(ModelConfig model, HwProfile hw, Workload w, bool deepep_mode_given)
-    : model_(std::move(model)), hw_(std::move(hw)), w_(w), mode_given_(deepep_mode_given) {
+    : model_(std::move(model)),
+      hw_(std::move(hw)),
+      w_(in_nvlink_domain(w, hw_)),
+      mode_given_(deepep_mode_given) {
   require_kernel_params(hw_);
 }
 

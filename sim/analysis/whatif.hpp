@@ -66,6 +66,11 @@ struct WhatIfRequest {
 
 WhatIfResult run_whatif(const WhatIfRequest& r);
 
+// The workload with its GPUs per node resolved: 0 (not given) becomes the profile's NVLink domain
+// (`nvlink_domain_gpus`: 8 on HGX boards, 72 on GB200 NVL72), so an EP group inside the domain
+// uses NVLink only. InputError when the profile does not give it.
+Workload in_nvlink_domain(Workload w, const HwProfile& hw);
+
 // One simulated strategy: its program, run and statistics.
 struct KernelAlone {
   double us = 0;         // time alone, summed over micro-batches

@@ -55,6 +55,7 @@ void write_whatif_json(std::ostream& out, const WhatIfResult& r) {
   j["context"] = w.context;
   j["ep"] = w.ep;
   j["gpus_per_node"] = w.gpus_per_node;
+  j["redundant_experts"] = w.redundant_experts;
   j["imbalance"] = w.imbalance;
   j["cuda_graphs"] = w.graphs();
   j["deepep_mode"] = w.mode() == DeepepMode::normal ? "normal" : "low_latency";

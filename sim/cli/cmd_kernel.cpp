@@ -31,7 +31,7 @@ struct KernelOptions {
   int experts = 256;
   int expert_groups = 1;
   int topk_groups = 1;
-  int gpus_per_node = 8;
+  int gpus_per_node = 0;  // 0: the profile's nvlink_domain_gpus
   std::string attention;
   std::int64_t batch = 1;
   std::int64_t q_len = 1;
@@ -79,7 +79,11 @@ std::vector<KernelCost> build(const HwProfile& hw, const KernelOptions& o) {
     s.op = o.op == "combine" ? CommOp::combine : CommOp::dispatch;
     s.tokens = o.tokens;
     s.hidden = o.hidden;
-    s.routing = {o.experts, o.topk, o.expert_groups, o.topk_groups, o.ep, o.gpus_per_node};
+    if (o.gpus_per_node == 0 && hw.nvlink_domain_gpus <= 0)
+      throw InputError(hw.file, 1, "nvlink_domain_gpus",
+                       "the profile does not say how many GPUs share NVLink; give --gpus-per-node");
+    const int gpn = o.gpus_per_node > 0 ? o.gpus_per_node : hw.nvlink_domain_gpus;
+    s.routing = {o.experts, o.topk, o.expert_groups, o.topk_groups, o.ep, gpn};
     s.num_sms = o.sms;
     return deepep_cost(hw, s).kernels;
   }
@@ -223,7 +227,9 @@ void add_kernel_command(CLI::App& app, CliContext& ctx) {
       ->check(flags::whole_int(1));
   cmd->add_option("--topk-groups", o->topk_groups, "Groups a token may use")
       ->check(flags::whole_int(1));
-  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node")->check(flags::whole_int(1));
+  cmd->add_option("--gpus-per-node", o->gpus_per_node,
+                  "GPUs per NVLink domain (default: the profile's nvlink_domain_gpus)")
+      ->check(flags::whole_int(1));
   cmd->add_option("--attention", o->attention, "Attention kernel")
       ->check(flags::one_of({"mla_decode", "sparse_decode", "dense_prefill", "sparse_prefill"}));
   cmd->add_option("--batch", o->batch, "Attention: requests")->check(flags::whole_int(1));

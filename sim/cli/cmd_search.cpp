@@ -13,7 +13,8 @@ namespace {
 struct SearchOptions {
   std::string model = "deepseek-v3", hw = "h800-sxm", phase = "decode";
   long long tokens = 0, context = 0;
-  int ep = 0, gpus_per_node = 8;
+  int ep = 0, gpus_per_node = 0;  // 0: the profile's nvlink_domain_gpus
+  int redundant_experts = 0;
   double imbalance = 1.15;
   std::string deepep_mode = "auto", cuda_graphs = "auto";
   std::string against;
@@ -32,6 +33,7 @@ int run(const SearchOptions& o, CliContext& ctx) {
   w.context = o.context;
   w.ep = o.ep;
   w.gpus_per_node = o.gpus_per_node;
+  w.redundant_experts = o.redundant_experts;
   w.imbalance = o.imbalance;
   if (o.cuda_graphs != "auto") w.cuda_graphs = o.cuda_graphs == "on";
   if (o.deepep_mode != "auto") {
@@ -71,7 +73,12 @@ void add_search_command(CLI::App& app, CliContext& ctx) {
       ->required()
       ->check(flags::whole_count(1));
   cmd->add_option("--ep", o->ep, "Expert-parallel size")->required()->check(flags::whole_int(1));
-  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node")->check(flags::whole_int(1));
+  cmd->add_option("--gpus-per-node", o->gpus_per_node,
+                  "GPUs per NVLink domain (default: the profile's nvlink_domain_gpus)")
+      ->check(flags::whole_int(1));
+  cmd->add_option("--redundant-experts", o->redundant_experts,
+                  "Extra physical expert copies (SGLang --ep-num-redundant-experts)")
+      ->check(flags::whole_int(0));
   cmd->add_option("--imbalance", o->imbalance, "Hottest rank's expert load over the mean")
       ->check(flags::real(1, std::numeric_limits<double>::infinity()));
   cmd->add_option("--deepep-mode", o->deepep_mode, "normal, low_latency or auto (search both)")

@@ -13,6 +13,7 @@
 #include "calibrate/fit/trace_validation.hpp"
 #include "calibrate/fit/validation.hpp"
 #include "calibrate/import/kineto_reader.hpp"
+#include "models/hw/profile_sources.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/atomic_file.hpp"
@@ -95,6 +96,39 @@ int run_validate_bench(const ValidateOptions& o, CliContext& ctx) {
   return 0;
 }
 
+// The profile numbers a family's predictions read (empty: all of them).
+std::vector<std::string> fields_read_by(DataFamily f) {
+  const std::vector<std::string> compute{
+      "sm_count", "boost_clock_mhz", "sustained_clock_mhz", "tensor_peak_tflops", "hbm", "l2"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), compute.begin(), compute.end());
+    return more;
+  };
+  switch (f) {
+    case DataFamily::deepgemm:
+      return with({"kernels.gemm"});
+    case DataFamily::flashmla:
+      return with({"kernels.attention"});
+    case DataFamily::deepep:
+      return {"sm_count", "hbm", "links", "kernels.comm", "kernels.memory.kernel_min_us"};
+    default:
+      return {};
+  }
+}
+
+// Where the numbers behind the predictions come from: each with its line and source, so an
+// estimate (or a number copied from another GPU) is visible next to the error it produces.
+void write_sources(std::ostream& out, const HwProfile& hw,
+                   const std::vector<SourcedField>& fields) {
+  int estimates = 0;
+  for (const auto& f : fields) estimates += is_estimate(f.source) ? 1 : 0;
+  out << fmt::format("\nprofile numbers these predictions use ({}): {} of {} labelled estimates\n",
+                     hw.file, estimates, fields.size());
+  for (const auto& f : fields)
+    out << fmt::format("{:>5}  {:<44} {:>10.6g}  {}\n", f.line, f.path, f.value,
+                       f.source.empty() ? "(no source)" : f.source);
+}
+
 int run_validate(const ValidateOptions& o, CliContext& ctx) {
   std::error_code ec;
   if (std::filesystem::is_directory(o.data, ec)) {
@@ -135,6 +169,14 @@ int run_validate(const ValidateOptions& o, CliContext& ctx) {
     }
     j["guesses"] = r.guesses;
     j["skipped"] = set.skipped;
+    auto sources = nlohmann::ordered_json::array();
+    for (const auto& f : fields_under(hw, fields_read_by(set.family)))
+      sources.push_back({{"field", f.path},
+                         {"value", f.value},
+                         {"line", f.line},
+                         {"source", f.source},
+                         {"estimate", is_estimate(f.source)}});
+    j["profile_sources"] = sources;
     ctx.out << j.dump(2) << "\n";
     return 0;
   }
@@ -160,6 +202,7 @@ int run_validate(const ValidateOptions& o, CliContext& ctx) {
   }
   if (r.rows.empty()) ctx.out << "no row of this file applies to " << hw.name << "\n";
   for (const auto& s : set.skipped) ctx.out << "skipped " << s << "\n";
+  write_sources(ctx.out, hw, fields_under(hw, fields_read_by(set.family)));
   return 0;
 }
 
@@ -170,7 +213,8 @@ void add_validate_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand(
       "validate",
       "Predicted against measured for published data (DeepGEMM, DeepEP, FlashMLA CSVs in\n"
-      "../shared/data/): a row each, plus the mean absolute percentage error per family.\n"
+      "../shared/data/): a row each, plus the mean absolute percentage error per family, and\n"
+      "the profile numbers those predictions use with their sources (estimates counted).\n"
       "For a PyTorch-profiler (Kineto) trace (.json): the trace replayed by the engine\n"
       "(measured kernel durations; host pacing, stream order and SM sharing from the engine)\n"
       "against measured - makespan, layers, per-stream span and time beside another stream,\n"

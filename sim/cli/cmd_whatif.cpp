@@ -17,7 +17,8 @@ struct WhatIfOptions {
   long long tokens = 0;
   long long context = 0;
   int ep = 0;
-  int gpus_per_node = 8;
+  int gpus_per_node = 0;  // 0: the profile's nvlink_domain_gpus
+  int redundant_experts = 0;
   double imbalance = 1.15;
   std::string cuda_graphs = "auto";
   std::string deepep_mode = "auto";
@@ -42,6 +43,7 @@ int run(const WhatIfOptions& o, CliContext& ctx) {
   w.context = o.context;
   w.ep = o.ep;
   w.gpus_per_node = o.gpus_per_node;
+  w.redundant_experts = o.redundant_experts;
   w.imbalance = o.imbalance;
   w.decode_q_len = o.decode_q_len;
   if (o.cuda_graphs != "auto") w.cuda_graphs = o.cuda_graphs == "on";
@@ -84,7 +86,8 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
                   "Model: deepseek-v3, deepseek-v4-flash, deepseek-v4-pro, or a YAML path")
       ->capture_default_str();
   cmd->add_option("--hw", o->hw,
-                  "Hardware profile: h100-sxm, h800-sxm, h200-sxm, b200, mi355x, or a YAML path")
+                  "Hardware profile: h100-sxm, h800-sxm, h200-sxm, h20, b200, gb200, mi355x (or an "
+                  "alias such as GB200), or a YAML path")
       ->capture_default_str();
   cmd->add_option("--phase", o->phase, "prefill or decode")
       ->check(flags::one_of({"prefill", "decode"}))
@@ -99,9 +102,15 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--ep", o->ep, "Expert-parallel size (GPUs)")
       ->required()
       ->check(flags::whole_int(1));
-  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (NVLink domain)")
-      ->capture_default_str()
+  cmd->add_option("--gpus-per-node", o->gpus_per_node,
+                  "GPUs per NVLink domain (default: the profile's nvlink_domain_gpus, 8 on HGX "
+                  "boards, 72 on GB200 NVL72); EP beyond it crosses RDMA")
       ->check(flags::whole_int(1));
+  cmd->add_option("--redundant-experts", o->redundant_experts,
+                  "Extra physical expert copies (SGLang --ep-num-redundant-experts); EP must "
+                  "divide routed + redundant")
+      ->capture_default_str()
+      ->check(flags::whole_int(0));
   cmd->add_option("--imbalance", o->imbalance, "Hottest rank's expert load over the mean (EPLB)")
       ->capture_default_str()
       ->check(flags::real(1, std::numeric_limits<double>::infinity()));

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "sim/io/name_aliases.hpp"
 #include "sim/io/yaml_reader.hpp"
 
 #ifndef OVS_SOURCE_DIR
@@ -53,10 +54,19 @@ std::string resolve_data_file(const std::string& name_or_path, const std::string
       throw NameError("no such " + what + " file '" + name_or_path + "'");
     return name_or_path;
   }
-  for (const auto& p : yaml_files(folder))
+  const auto files = yaml_files(folder);
+  for (const auto& p : files)
     if (p.stem() == name_or_path) return p.string();
+  // Another name of a shipped file (a profile's `aliases:`, e.g. GB200 for gb200.yaml).
+  const auto aliased = files_with_alias(files, name_or_path);
+  if (aliased.size() == 1) return aliased.front().string();
+  if (aliased.size() > 1)
+    throw NameError(what + " name '" + name_or_path + "' is an alias of several files: " +
+                    aliased[0].string() + ", " + aliased[1].string());
   const auto names = shipped_names(folder);
-  const std::string near = yaml::did_you_mean(name_or_path, names);
+  auto candidates = names;
+  for (auto& a : aliases_of(files)) candidates.push_back(std::move(a));
+  const std::string near = yaml::did_you_mean(name_or_path, candidates);
   throw NameError("unknown " + what + " '" + name_or_path + "'" +
                   (near.empty() ? "" : " (did you mean '" + near + "'?)") +
                   "; shipped: " + yaml::join(names));

@@ -10,8 +10,9 @@ namespace ovs {
 std::string data_root();
 
 // Resolves NAME_OR_PATH: an existing file path is used as is; otherwise <root>/<folder>/<name>.yaml
-// (searching sub-folders of <folder> too). Throws NameError (no location: the caller adds the
-// file, line or flag) naming `what` and listing the shipped names when nothing matches.
+// (searching sub-folders of <folder> too), else the one file whose `aliases:` list holds the name.
+// Throws NameError (no location: the caller adds the file, line or flag) naming `what` and listing
+// the shipped names when nothing matches.
 std::string resolve_data_file(const std::string& name_or_path, const std::string& folder,
                               const std::string& what);
 

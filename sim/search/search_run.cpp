@@ -162,7 +162,7 @@ SearchReport run_search(const SearchRequest& req) {
   const ModelConfig model = load_model_config(req.base.model);
   const HwProfile hw = load_hw_profile(req.base.hw);
   require_kernel_params(hw);
-  const Workload& w = req.base.workload;
+  const Workload w = in_nvlink_domain(req.base.workload, hw);
   const LayerBuilder full(model, hw, w);
   // DeepEP modes: the one asked for, else both where they can run (low-latency buffers hold a
   // few hundred tokens per rank; normal mode cannot be captured in a CUDA graph).

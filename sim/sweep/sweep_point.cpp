@@ -52,7 +52,10 @@ Workload workload_of(const std::map<std::string, std::string>& p, bool* mode_giv
   w.tokens_per_gpu = as_int(p, "tokens_per_gpu");
   w.context = as_int(p, "context");
   w.ep = static_cast<int>(as_int(p, "ep"));
-  w.gpus_per_node = static_cast<int>(as_int(p, "gpus_per_node"));
+  // auto: 0, which the what-if resolves to the profile's NVLink domain.
+  w.gpus_per_node =
+      p.at("gpus_per_node") == "auto" ? 0 : static_cast<int>(as_int(p, "gpus_per_node"));
+  w.redundant_experts = static_cast<int>(as_int(p, "redundant_experts"));
   w.decode_q_len = static_cast<int>(as_int(p, "decode_q_len"));
   try {
     w.imbalance = std::stod(p.at("imbalance"));

@@ -13,16 +13,17 @@
 namespace ovs {
 
 const std::vector<std::string>& whatif_fields() {
-  static const std::vector<std::string> f{
-      "model",         "hw",        "phase",       "tokens_per_gpu", "context",     "ep",
-      "gpus_per_node", "imbalance", "cuda_graphs", "deepep_mode",    "decode_q_len"};
+  static const std::vector<std::string> f{"model",          "hw",           "phase",
+                                          "tokens_per_gpu", "context",      "ep",
+                                          "gpus_per_node",  "imbalance",    "cuda_graphs",
+                                          "deepep_mode",    "decode_q_len", "redundant_experts"};
   return f;
 }
 
 namespace {
 
-const std::set<std::string> kIntegerFields{"tokens_per_gpu", "context", "ep", "gpus_per_node",
-                                           "decode_q_len"};
+const std::set<std::string> kIntegerFields{"tokens_per_gpu", "context",           "ep",
+                                           "gpus_per_node",  "redundant_experts", "decode_q_len"};
 
 bool known_field(const std::string& f) {
   const auto& w = whatif_fields();
@@ -38,6 +39,9 @@ constexpr double kMaxPoints = 1e12;
 // imbalance >= 1, the enumerations by name; hw.* and model.* overrides are checked when the
 // profile or config is read.
 std::string field_value(const std::string& field, const yaml::Value& v) {
+  // GPUs per node: a number, or auto for the profile's NVLink domain (nvlink_domain_gpus).
+  if (field == "gpus_per_node" && v.is_scalar() && v.raw().Scalar() == "auto") return "auto";
+  if (field == "redundant_experts") return std::to_string(v.integer(0));
   if (kIntegerFields.count(field)) return std::to_string(v.integer(1));
   if (field == "imbalance") {
     v.number({1, std::numeric_limits<double>::infinity(), false});
@@ -132,8 +136,9 @@ SweepSpec parse_sweep_spec(const yaml::Value& root) {
   s.name = m.required("name").str();
   if (auto d = m.optional("description")) d->str();
   // Defaults of the what-if command, so a spec need only name what it fixes.
-  s.base = {{"phase", "decode"},     {"gpus_per_node", "8"},  {"imbalance", "1.15"},
-            {"cuda_graphs", "auto"}, {"deepep_mode", "auto"}, {"decode_q_len", "1"}};
+  s.base = {{"phase", "decode"},       {"gpus_per_node", "auto"}, {"imbalance", "1.15"},
+            {"cuda_graphs", "auto"},   {"deepep_mode", "auto"},   {"decode_q_len", "1"},
+            {"redundant_experts", "0"}};
   auto bv = m.required("base");
   if (!bv.is_map()) bv.fail("expected a map of what-if fields");
   std::set<std::string> seen;
