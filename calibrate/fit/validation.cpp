@@ -24,7 +24,6 @@ ValidationReport validate(const HwProfile& hw, const MeasurementSet& set) {
   for (auto& [family, sum] : r.mape) sum /= count[family];
   for (auto* split : {&r.in_sample, &r.held_back})
     for (auto& [family, s] : *split) s.mape /= s.rows;
-  r.guesses = hw.guesses();
   r.mape_all = r.rows.empty() ? 0 : total / r.rows.size();
   return r;
 }

@@ -25,8 +25,6 @@ struct ValidationReport {
   double mape_all = 0;
   // Per family: rows the profile was fitted to (in-sample) and rows held back from the fit.
   std::map<std::string, MapeSplit> in_sample, held_back;
-  // The profile's numbers still labelled a guess (path: source).
-  std::vector<std::string> guesses;
 };
 
 ValidationReport validate(const HwProfile& hw, const MeasurementSet& set);

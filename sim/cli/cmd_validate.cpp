@@ -122,8 +122,10 @@ void write_sources(std::ostream& out, const HwProfile& hw,
                    const std::vector<SourcedField>& fields) {
   int estimates = 0;
   for (const auto& f : fields) estimates += is_estimate(f.source) ? 1 : 0;
-  out << fmt::format("\nprofile numbers these predictions use ({}): {} of {} labelled estimates\n",
-                     hw.file, estimates, fields.size());
+  out << fmt::format(
+      "\nprofile numbers these predictions use ({}): {} of {} labelled guesses or "
+      "estimates (no measurement informs them)\n",
+      hw.file, estimates, fields.size());
   for (const auto& f : fields)
     out << fmt::format("{:>5}  {:<44} {:>10.6g}  {}\n", f.line, f.path, f.value,
                        f.source.empty() ? "(no source)" : f.source);
@@ -167,7 +169,6 @@ int run_validate(const ValidateOptions& o, CliContext& ctx) {
       for (const auto& [f, v] : *split) s[f] = {{"rows", v.rows}, {"mape", v.mape}};
       j[key] = s;
     }
-    j["guesses"] = r.guesses;
     j["skipped"] = set.skipped;
     auto sources = nlohmann::ordered_json::array();
     for (const auto& f : fields_under(hw, fields_read_by(set.family)))
@@ -195,11 +196,6 @@ int run_validate(const ValidateOptions& o, CliContext& ctx) {
   for (const auto& [f, v] : r.held_back)
     ctx.out << fmt::format("  held back           {:<20} {:>3} rows  MAPE {:.1f} %\n", f, v.rows,
                            100 * v.mape);
-  if (!r.guesses.empty()) {
-    ctx.out << fmt::format("\n{} numbers of {} are still guesses (no measurement informs them):\n",
-                           r.guesses.size(), hw.name);
-    for (const auto& g : r.guesses) ctx.out << "  guess " << g << "\n";
-  }
   if (r.rows.empty()) ctx.out << "no row of this file applies to " << hw.name << "\n";
   for (const auto& s : set.skipped) ctx.out << "skipped " << s << "\n";
   write_sources(ctx.out, hw, fields_under(hw, fields_read_by(set.family)));
