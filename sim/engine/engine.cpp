@@ -27,6 +27,8 @@ struct KernelRun {
   std::array<double, kNumShared> usage{};  // bytes per unit of progress, after L2 resolution
   std::int64_t enqueue_seq = 0;
   double ready_us = 0;
+  int spin_record = -1;  // record it polls for (spin_on_event at launch); -1: none
+  bool spinning = false;
 };
 
 struct StreamItem {
@@ -112,6 +114,8 @@ class Run {
       const int k = l->kernel;
       kr_[k].state = KState::queued;
       kr_[k].enqueue_seq = enqueue_seq_++;
+      if (p_.kernels[k].spin_on_event >= 0)
+        kr_[k].spin_record = latest_record_[p_.kernels[k].spin_on_event];
       push_item(p_.kernels[k].stream, {StreamItem::kernel, k});
       obs_->on_kernel_enqueued(t_, k);
     } else if (auto* r = std::get_if<RecordAction>(&a.step)) {
@@ -200,6 +204,17 @@ class Run {
     records_[record].fired = true;
     obs_->on_event_fired(t_, records_[record].event);
     streams_dirty_ = true;
+    // Kernels polling for this record stop spinning: their latency and work start now.
+    for (size_t i = 0; i < spinners_.size();) {
+      const int k = spinners_[i];
+      if (kr_[k].spin_record == record) {
+        kr_[k].spinning = false;
+        spinners_.erase(spinners_.begin() + static_cast<std::ptrdiff_t>(i));
+        rates_dirty_ = true;
+      } else {
+        ++i;
+      }
+    }
   }
 
   // Waiting kernels, best first: stream priority, then the time they became ready, then the
@@ -278,6 +293,8 @@ class Run {
     r.resident = ctas;
     r.sms = ctas > 0 ? pool_.sms_of(k) : 0;
     r.latency_left = m.latency_us;
+    r.spinning = r.spin_record >= 0 && !records_[r.spin_record].fired;
+    if (r.spinning) spinners_.push_back(k);
     r.usage = {m.hbm_bytes, m.l2_bytes, m.link_bytes[0], m.link_bytes[1]};
     for (const auto& [id, bytes] : m.reads) {
       const double hit = l2_.resident_fraction(id, bytes) * bytes;
@@ -349,7 +366,7 @@ class Run {
     }
     for (int k : running_) {
       KernelRun& r = kr_[k];
-      if (r.latency_left > 0) {
+      if (r.latency_left > 0 || r.spinning) {
         r.rate = 0;
         continue;
       }
@@ -392,6 +409,7 @@ class Run {
   }
 
   double finish_time(const KernelRun& r) const {
+    if (r.spinning) return kInf;
     if (r.latency_left > 0) return t_ + r.latency_left;
     if (r.rate == kInf) return t_;
     if (r.rate <= 0) return kInf;
@@ -411,6 +429,7 @@ class Run {
     finishing_.clear();
     for (int k : running_) {
       KernelRun& r = kr_[k];
+      if (r.spinning) continue;
       const double end = finish_time(r);
       if (r.latency_left > 0) {
         if (end <= next) {
@@ -486,6 +505,7 @@ class Run {
   std::vector<int> ready_;
   std::vector<int> new_ready_;  // became ready since the last placement round
   std::vector<int> running_;    // in start order
+  std::vector<int> spinners_;   // running kernels polling for a record that has not fired
   std::vector<int> solver_index_;
   std::vector<int> finishing_;
   double t_ = 0;

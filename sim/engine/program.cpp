@@ -40,6 +40,13 @@ std::string check_program(const Program& p) {
       if (launched[l->kernel])
         return where() + "kernel '" + p.kernels[l->kernel].name + "' launched twice";
       launched[l->kernel] = true;
+      const int spin = p.kernels[l->kernel].spin_on_event;
+      if (spin >= ne)
+        return where() + "kernel '" + p.kernels[l->kernel].name +
+               "' polls for an event out of range";
+      if (spin >= 0 && !recorded[spin])
+        return where() + "kernel '" + p.kernels[l->kernel].name + "' polls for event '" +
+               p.events[spin] + "' before any record of it";
     } else if (auto* r = std::get_if<RecordAction>(&step)) {
       if (r->event < 0 || r->event >= ne) return where() + "event index out of range";
       if (r->stream < 0 || r->stream >= ns) return where() + "stream index out of range";

@@ -23,6 +23,9 @@ struct KernelSpec {
   int sms = 0;         // SMs a given-duration kernel occupies (0: takes no part in SM sharing)
   int sm_cap = 0;      // compute kernels: at most this many SMs (0 = no cap)
   int fixed_sms = -1;  // >= 0: holds exactly this many SMs (communication kernels; 0 = none)
+  // >= 0: once running, the kernel holds its SMs and makes no progress until the latest record of
+  // this event (as of its launch) fires - a receive kernel polling for data still in flight.
+  int spin_on_event = -1;
   // Labels for reports and analysis; the engine does not read them.
   std::string op;
   int micro_batch = -1;

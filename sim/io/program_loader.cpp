@@ -178,7 +178,7 @@ class Parser {
 
   void parse_launch(const Value& v) {
     Map m(v, {"name", "stream", "work", "duration_us", "sms", "sm_cap", "fixed_sms", "host_us",
-              "op", "micro_batch", "category"});
+              "op", "micro_batch", "category", "spin_on"});
     KernelSpec k;
     k.name = m.required("name").str();
     k.stream = stream_of(m.required("stream"));
@@ -200,6 +200,7 @@ class Parser {
       m.required("fixed_sms").fail("a kernel with FLOPs cannot hold 0 SMs");
     if (auto s = m.optional("op")) k.op = s->str();
     if (auto s = m.optional("category")) k.category = s->str();
+    if (auto s = m.optional("spin_on")) k.spin_on_event = event_for_wait(*s);
     if (auto s = m.optional("micro_batch")) k.micro_batch = static_cast<int>(s->integer(0, 1));
     LaunchAction a{static_cast<int>(p_.kernels.size()), std::nullopt};
     if (auto s = m.optional("host_us")) a.host_us = s->number(yaml::kNonNegative);
