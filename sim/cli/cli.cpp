@@ -76,6 +76,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   add_validate_command(app, ctx);
   add_calibrate_command(app, ctx);
   add_import_trace_command(app, ctx);
+  add_describe_command(app, ctx);
   try {
     if (const std::string why = unknown_command(app, argc, argv); !why.empty()) {
       err << "error: " << why << " (see overlapsim --help)\n";

@@ -178,7 +178,24 @@ GainSplit split_gain(WhatIfSession& session, const Strategy& baseline, const Str
   g.default_mode = name(wb.mode());
   g.best_mode = name(wbest.mode());
   g.best_caps_sms = best.deep_gemm_auto || best.deep_gemm_num_sms > 0;
-  g.best_overlaps = best.two_batch_overlap || !best.side_streams.empty();
+  // Overlap inside one batch is an op order: the shared experts between a communication's
+  // halves (single-batch overlap) where the baseline waits right away.
+  bool reordered = false;
+  for (const auto& [type, l] : best.layers) {
+    auto ops = [](const LayerStrategy& ls) {
+      std::vector<std::string> out;
+      for (const auto& i : ls.items)
+        if (i != kYield) out.push_back(i);
+      return out;
+    };
+    reordered = reordered || ops(l) != ops(baseline.for_type(type));
+  }
+  std::vector<std::string> words;
+  if (reordered) words.push_back("op order");
+  if (best.two_batch_overlap) words.push_back("two micro-batches");
+  if (!best.side_streams.empty()) words.push_back("side streams");
+  g.best_overlaps = !words.empty();
+  g.overlap_words = words.empty() ? "none" : yaml::join(words);
   g.baseline_us = session.run(baseline).stats.total_us;
   const Strategy in_mode = baseline_variant(baseline, wbest.mode(), false);
   g.baseline_best_mode_us = session.run(in_mode).stats.total_us;

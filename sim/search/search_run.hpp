@@ -39,7 +39,8 @@ struct RankedStrategy {
 struct GainSplit {
   std::string default_mode, best_mode;  // normal | low_latency
   bool best_caps_sms = false;
-  bool best_overlaps = false;  // two micro-batches or side streams
+  bool best_overlaps = false;  // two micro-batches, side streams or another op order
+  std::string overlap_words;   // which of them: "op order", "two micro-batches", ...
   double baseline_us = 0;
   double baseline_best_mode_us = 0;
   double baseline_best_mode_sms_us = 0;
