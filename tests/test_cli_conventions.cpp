@@ -86,7 +86,7 @@ TEST_CASE("every command takes --json", "[cli][json]") {
   }
 }
 
-TEST_CASE("--json on sweep, merge, report and calibrate prints one JSON object", "[cli][json]") {
+TEST_CASE("sweep, merge, report and calibrate print one JSON object with --json", "[cli][json]") {
   const fs::path spec = tmp("json.yaml");
   std::ofstream(spec) << "name: json\nbase: {model: deepseek-v3, hw: h800-sxm, phase: decode, "
                          "context: 1024, ep: 32}\naxes:\n  - {field: tokens_per_gpu, values: [8, "
