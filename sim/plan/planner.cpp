@@ -184,7 +184,7 @@ std::vector<bool> mtp_modes(const PlanRequest& r, const ModelConfig& m, double& 
                             std::string& source) {
   acceptance = r.mtp_acceptance.value_or(m.mtp_acceptance_rate);
   source =
-      r.mtp_acceptance ? "--mtp-acceptance" : "model config " + m.file + " mtp.acceptance_rate";
+      r.mtp_acceptance ? "--mtp-acceptance" : "model config " + m.name + ", mtp.acceptance_rate";
   if (r.phase == Phase::prefill) {
     if (r.mtp == "on")
       throw InputError("", 0, "--mtp", "MTP is a decode feature; prefill has no MTP to turn on");

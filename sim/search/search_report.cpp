@@ -59,12 +59,13 @@ void write_search_report(std::ostream& out, const SearchReport& s, const SearchR
         "times below are what the simulation gives if the memory existed\n",
         s.capacity_gb);
   const GainSplit& g = s.gain;
-  out << fmt::format(
-      "\nbest: {} ({}), {} SGLang's shipped '{}' ({}) by {:.1f} %\n", ms(best.forward_us),
-      shape_of(best.strategy, g),
-      best.forward_us <= s.shipped.forward_us ? "faster than or as fast as" : "slower than",
-      s.shipped.strategy.name, ms(s.shipped.forward_us),
-      100 * (s.shipped.forward_us / best.forward_us - 1));
+  const bool faster = best.forward_us <= s.shipped.forward_us;
+  out << fmt::format("\nbest: {} ({}), {:.1f} % {} than SGLang's shipped '{}' ({})\n",
+                     ms(best.forward_us), shape_of(best.strategy, g),
+                     faster ? 100 * (s.shipped.forward_us / best.forward_us - 1)
+                            : 100 * (best.forward_us / s.shipped.forward_us - 1),
+                     faster ? "faster" : "slower", s.shipped.strategy.name,
+                     ms(s.shipped.forward_us));
   const std::string mode_row = g.best_mode == g.default_mode
                                    ? "DeepEP mode (kept: " + g.best_mode + ")"
                                    : "switching DeepEP to " + g.best_mode;
