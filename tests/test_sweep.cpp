@@ -171,6 +171,20 @@ strategies: [tbo-decode, sbo]
   }
   CHECK(svgs >= 3);  // two speedup charts (one per EP) and a heatmap per strategy
   CHECK(fs::exists(dir / "crossover.csv"));
+  // A heatmap's file and title say what it shows; its axes speak the user's terms.
+  const fs::path heat =
+      dir /
+      "heatmap-tbo-decode-over-requests-per-gpu-and-ep-size-gpus--deepseek-v3--decode--"
+      "h800-sxm.svg";
+  REQUIRE(fs::exists(heat));
+  const auto texts = svg_texts(slurp(heat));
+  auto has = [&](const std::string& t) {
+    return std::find(texts.begin(), texts.end(), t) != texts.end();
+  };
+  CHECK(
+      has("Speedup of tbo-decode over no-overlap - deepseek-v3 decode on h800-sxm, context 2048"));
+  CHECK(has("requests per GPU"));
+  CHECK(has("EP size (GPUs) (green outline: pays; grey: does not fit in HBM)"));
   std::string why;
   CHECK_FALSE(well_formed_xml("<svg><g></svg>", &why));  // the checker can fail
 }
