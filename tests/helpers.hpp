@@ -1,6 +1,7 @@
 #pragma once
 // Shared test fixtures: a toy GPU with round numbers so that every expected value in a test is
 // arithmetic a reader can check by hand, and small builders for programs.
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -105,6 +106,52 @@ inline CliResult cli(std::vector<std::string> args) {
 
 inline std::string source_path(const std::string& rel) {
   return std::string(OVS_SOURCE_DIR) + "/" + rel;
+}
+
+// Minimal XML well-formedness: declarations, balanced tags, quoted attributes.
+inline bool well_formed_xml(const std::string& s, std::string* why) {
+  std::vector<std::string> stack;
+  size_t i = 0;
+  while ((i = s.find('<', i)) != std::string::npos) {
+    const size_t j = s.find('>', i);
+    if (j == std::string::npos) return *why = "unterminated tag", false;
+    std::string tag = s.substr(i + 1, j - i - 1);
+    i = j + 1;
+    if (tag.empty()) return *why = "empty tag", false;
+    if (tag[0] == '?' || tag[0] == '!') continue;
+    if (std::count(tag.begin(), tag.end(), '"') % 2)
+      return *why = "unbalanced quotes in <" + tag + ">", false;
+    if (tag[0] == '/') {
+      const std::string name = tag.substr(1);
+      if (stack.empty() || stack.back() != name) return *why = "mismatched </" + name + ">", false;
+      stack.pop_back();
+      continue;
+    }
+    const bool self_closing = tag.back() == '/';
+    const std::string name = tag.substr(0, tag.find_first_of(" /"));
+    if (!self_closing) stack.push_back(name);
+  }
+  if (!stack.empty()) return *why = "unclosed <" + stack.back() + ">", false;
+  return true;
+}
+
+// The text a reader sees in an SVG: the content of every <text> element, XML entities decoded.
+inline std::vector<std::string> svg_texts(const std::string& svg) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while ((i = svg.find("<text", i)) != std::string::npos) {
+    const size_t open_end = svg.find('>', i);
+    const size_t close = svg.find("</text>", open_end);
+    std::string t = svg.substr(open_end + 1, close - open_end - 1);
+    for (auto [from, to] : {std::pair<std::string, std::string>{"&lt;", "<"},
+                            {"&gt;", ">"},
+                            {"&quot;", "\""},
+                            {"&amp;", "&"}})
+      for (size_t k; (k = t.find(from)) != std::string::npos;) t.replace(k, from.size(), to);
+    out.push_back(t);
+    i = close;
+  }
+  return out;
 }
 
 }  // namespace ovs::test

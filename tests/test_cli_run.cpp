@@ -109,7 +109,7 @@ TEST_CASE("the trace is valid Trace Event Format with stream, host and counter t
     REQUIRE(e.contains("ph"));
     REQUIRE(e.contains("pid"));
     const std::string ph = e["ph"];
-    REQUIRE((ph == "M" || ph == "X" || ph == "C" || ph == "i"));
+    REQUIRE((ph == "M" || ph == "X" || ph == "C" || ph == "i" || ph == "s" || ph == "f"));
     if (ph == "M") {
       REQUIRE(e["args"].is_object());
       if (e["name"] == "thread_name") thread_names.insert(e["args"]["name"].get<std::string>());

@@ -273,7 +273,7 @@ TEST_CASE("non-fitting sweep points: CSV columns, no speedup, a chart marker", "
     CHECK(t.number(i, "overlapped_memory_gb") <= 80);
     CHECK(t.number(i, "speedup") > 0);
   }
-  const std::string svg = slurp(dir / "speedup-000.svg");
+  const std::string svg = slurp(dir / "speedup-vs-ep-size-gpus--deepseek-v3--decode--h800-sxm.svg");
   CHECK(svg.find("tbo-decode: 8 -> does not fit in HBM") != std::string::npos);
   CHECK(svg.find(">does not fit in HBM</text>") != std::string::npos);  // the legend
 }

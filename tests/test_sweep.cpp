@@ -48,33 +48,6 @@ std::string write_spec(const std::string& name, const std::string& text) {
   return p.string();
 }
 
-// Minimal XML well-formedness: declarations, balanced tags, quoted attributes.
-bool well_formed_xml(const std::string& s, std::string* why) {
-  std::vector<std::string> stack;
-  size_t i = 0;
-  while ((i = s.find('<', i)) != std::string::npos) {
-    const size_t j = s.find('>', i);
-    if (j == std::string::npos) return *why = "unterminated tag", false;
-    std::string tag = s.substr(i + 1, j - i - 1);
-    i = j + 1;
-    if (tag.empty()) return *why = "empty tag", false;
-    if (tag[0] == '?' || tag[0] == '!') continue;
-    if (std::count(tag.begin(), tag.end(), '"') % 2)
-      return *why = "unbalanced quotes in <" + tag + ">", false;
-    if (tag[0] == '/') {
-      const std::string name = tag.substr(1);
-      if (stack.empty() || stack.back() != name) return *why = "mismatched </" + name + ">", false;
-      stack.pop_back();
-      continue;
-    }
-    const bool self_closing = tag.back() == '/';
-    const std::string name = tag.substr(0, tag.find_first_of(" /"));
-    if (!self_closing) stack.push_back(name);
-  }
-  if (!stack.empty()) return *why = "unclosed <" + stack.back() + ">", false;
-  return true;
-}
-
 }  // namespace
 
 TEST_CASE("a sweep's rows equal the same points run one by one with whatif", "[sweep]") {
@@ -200,6 +173,20 @@ strategies: [tbo-decode, sbo]
   }
   CHECK(svgs >= 3);  // two speedup charts (one per EP) and a heatmap per strategy
   CHECK(fs::exists(dir / "crossover.csv"));
+  // A heatmap's file and title say what it shows; its axes speak the user's terms.
+  const fs::path heat =
+      dir /
+      "heatmap-tbo-decode-over-requests-per-gpu-and-ep-size-gpus--deepseek-v3--decode--"
+      "h800-sxm.svg";
+  REQUIRE(fs::exists(heat));
+  const auto texts = svg_texts(slurp(heat));
+  auto has = [&](const std::string& t) {
+    return std::find(texts.begin(), texts.end(), t) != texts.end();
+  };
+  CHECK(
+      has("Speedup of tbo-decode over no-overlap - deepseek-v3 decode on h800-sxm, context 2048"));
+  CHECK(has("requests per GPU"));
+  CHECK(has("EP size (GPUs) (green outline: pays; grey: does not fit in HBM)"));
   std::string why;
   CHECK_FALSE(well_formed_xml("<svg><g></svg>", &why));  // the checker can fail
 }

@@ -38,7 +38,7 @@ ModelConfig parse_model_config(const yaml::Value& root) {
   ModelConfig c;
   c.file = root.file();
   yaml::Map m(root, {"name", "family", "hidden", "layers", "dense_layers", "dense_inter", "vocab",
-                     "attention", "mhc", "moe", "weights", "description"});
+                     "attention", "mhc", "moe", "weights", "mtp", "description"});
   c.name = m.required("name").str();
   c.family = m.required("family").choice({"v3", "v4"}) == "v4" ? ModelFamily::v4 : ModelFamily::v3;
   c.hidden = whole(m, "hidden", 1);
@@ -123,6 +123,12 @@ ModelConfig parse_model_config(const yaml::Value& root) {
     c.expert_scale_block = whole(wt, "expert_scale_block", 1);
     c.expert_scale_bytes = whole(wt, "expert_scale_bytes");
     c.embedding_dtype = *parse_dtype(wt.required("embedding_dtype").choice({"bf16", "fp8", "fp4"}));
+  }
+  if (m.has("mtp")) {
+    yaml::Map mtp(m.required("mtp"), {"acceptance_rate"});
+    yaml::Map a(mtp.required("acceptance_rate"), {"value", "source", "note"});
+    a.required("source").str();
+    c.mtp_acceptance_rate = a.required("value").number(yaml::kFraction);
   }
   return c;
 }

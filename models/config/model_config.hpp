@@ -58,6 +58,9 @@ struct ModelConfig {
   int expert_scale_block = 0;
   int expert_scale_bytes = 0;
   Dtype embedding_dtype = Dtype::bf16;
+  // Multi-token prediction (optional `mtp:` block): the share of drafted second tokens the main
+  // model accepts; 0 when the config gives none (overlapsim plan then does not search MTP).
+  double mtp_acceptance_rate = 0;
 };
 
 ModelConfig load_model_config(const std::string& name_or_path);

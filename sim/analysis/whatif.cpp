@@ -198,25 +198,33 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
   r.comm_hidden_us = r.baseline.exposed_comm_us - r.overlapped.exposed_comm_us;
   // Net gain = advantage - degradation, so the advantage is what overlap gained besides.
   r.advantage_us = (r.baseline.total_us - r.overlapped.total_us) + r.degradation_us;
+  // The forward is compute busy + communication exposed + GPU idle, so the advantage is the
+  // communication hidden plus the kernel time alone the split added (the degradation without
+  // its idle term) minus the busy time it added: time that ran beside other kernels.
+  auto alone_total = [](const StrategyRun& run) {
+    double us = 0;
+    for (const auto& [key, k] : run.alone) us += k.us + k.capped_us;
+    return us;
+  };
+  r.side_by_side_us = (alone_total(over) - alone_total(base)) -
+                      (r.overlapped.compute_busy_us - r.baseline.compute_busy_us);
   const double gain = r.baseline.total_us - r.overlapped.total_us;
+  r.net_us = gain;
   const std::string top = r.degradation.empty() ? "nothing" : r.degradation.front().cause;
+  const std::string ledger = fmt::format(
+      "advantage {:.0f} us (communication hidden {:.0f} us + kernel time run side by side {:.0f} "
+      "us) - degradation {:.0f} us (mostly {}) = net {:+.0f} us",
+      r.advantage_us, r.comm_hidden_us, r.side_by_side_us, r.degradation_us, top, gain);
   if (!over.built.note.empty()) {
-    r.verdict = fmt::format("'{}' could not split the batch ({}); {}", over_s.name, over.built.note,
-                            gain >= 0 ? "no gain from two-batch overlap" : "it only adds cost");
+    r.verdict =
+        fmt::format("'{}' could not split the batch ({}); {}: {}", over_s.name, over.built.note,
+                    gain >= 0 ? "no gain from two-batch overlap" : "it only adds cost", ledger);
   } else if (gain > 0) {
-    r.verdict = fmt::format(
-        "'{}' pays: {:.1f} % faster ({:.0f} us per forward). Overlap hides {:.0f} us of "
-        "communication; "
-        "splitting costs {:.0f} us (mostly {}).",
-        over_s.name, 100 * (r.speedup - 1), gain, std::max(0.0, r.comm_hidden_us),
-        std::max(0.0, r.degradation_us), top);
+    r.verdict = fmt::format("'{}' pays: {:.1f} % faster ({:.0f} us per forward): {}.", over_s.name,
+                            100 * (r.speedup - 1), gain, ledger);
   } else {
-    r.verdict = fmt::format(
-        "'{}' does not pay: {:.1f} % slower ({:.0f} us per forward). Splitting costs {:.0f} us "
-        "(mostly {}) "
-        "against {:.0f} us of communication hidden.",
-        over_s.name, 100 * (1 / r.speedup - 1), -gain, std::max(0.0, r.degradation_us), top,
-        std::max(0.0, r.comm_hidden_us));
+    r.verdict = fmt::format("'{}' does not pay: {:.1f} % slower ({:.0f} us per forward): {}.",
+                            over_s.name, 100 * (1 / r.speedup - 1), -gain, ledger);
   }
   // A side that does not fit in HBM has no throughput to compare: the verdict says so first.
   const std::string fit = fit_sentence(r.baseline, r.overlapped, hw);
@@ -235,7 +243,12 @@ WhatIfResult run_whatif(const WhatIfRequest& req) {
   const Strategy base_s = load_strategy(req.baseline, model.family);
   const Strategy over_s = load_strategy(req.strategy, model.family);
   WhatIfSession session(std::move(model), std::move(hw), req.workload, req.deepep_mode_given);
-  if (req.trace.empty()) return session.compare(base_s, over_s);
+  auto with_notes = [&](WhatIfResult r) {
+    for (const auto* s : {&base_s, &over_s})
+      r.notes.insert(r.notes.end(), s->notes.begin(), s->notes.end());
+    return r;
+  };
+  if (req.trace.empty()) return with_notes(session.compare(base_s, over_s));
   AtomicFile file(req.trace);
   WhatIfResult r;
   {
@@ -244,7 +257,7 @@ WhatIfResult run_whatif(const WhatIfRequest& req) {
     sink.finish();
   }
   file.commit();
-  return r;
+  return with_notes(std::move(r));
 }
 
 }  // namespace ovs

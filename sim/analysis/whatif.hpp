@@ -50,8 +50,14 @@ struct WhatIfResult {
   double advantage_us = 0;
   double degradation_us = 0;
   double comm_hidden_us = 0;
+  // The rest of the advantage: the overlapped kernels' extra time alone (as the degradation
+  // counts it) that did not lengthen the GPU's busy time - it ran beside other kernels.
+  // advantage_us = comm_hidden_us + side_by_side_us.
+  double side_by_side_us = 0;
+  double net_us = 0;                         // baseline - overlapped = advantage - degradation
   std::vector<DegradationItem> degradation;  // largest first
   std::string verdict;
+  std::vector<std::string> notes;  // how the strategy files were read (SGLang op names)
 };
 
 struct WhatIfRequest {

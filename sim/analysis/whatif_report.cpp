@@ -68,6 +68,13 @@ void write_whatif_json(std::ostream& out, const WhatIfResult& r) {
   j["advantage_us"] = r.advantage_us;
   j["degradation_us"] = r.degradation_us;
   j["comm_hidden_us"] = r.comm_hidden_us;
+  j["side_by_side_us"] = r.side_by_side_us;
+  j["net_us"] = r.net_us;
+  // net = advantage - degradation, every term named: the advantage's terms add up to it, the
+  // degradation's causes (below) to the degradation.
+  j["advantage_terms"] =
+      Json::array({{{"term", "communication hidden"}, {"us", r.comm_hidden_us}},
+                   {{"term", "kernel time run side by side"}, {"us", r.side_by_side_us}}});
   j["verdict"] = r.verdict;
   j["baseline_per_layer_us"] = r.baseline.per_layer_us;
   j["overlapped_per_layer_us"] = r.overlapped.per_layer_us;
@@ -84,6 +91,7 @@ void write_whatif_json(std::ostream& out, const WhatIfResult& r) {
   j["baseline_detail"] = stats_json(r.baseline);
   j["overlapped_detail"] = stats_json(r.overlapped);
   if (!r.overlapped.note.empty()) j["note"] = r.overlapped.note;
+  if (!r.notes.empty()) j["notes"] = r.notes;
   out << j.dump(2) << "\n";
 }
 
@@ -126,10 +134,15 @@ void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
       "\nspeedup {}   advantage {:.1f} us   degradation {:.1f} us   net {:+.1f} us\n",
       both_fit ? fmt::format("{:.3f}x", r.speedup) : std::string("- (no fit)"), r.advantage_us,
       r.degradation_us, r.baseline.total_us - r.overlapped.total_us);
-  out << "\nadvantage: communication hidden " << fmt::format("{:.1f} us", r.comm_hidden_us) << "\n";
+  out << fmt::format(
+      "\nadvantage {:.1f} us = communication hidden {:.1f} us + kernel time run side by side "
+      "{:.1f} "
+      "us\n",
+      r.advantage_us, r.comm_hidden_us, r.side_by_side_us);
   out << "degradation by cause (time alone, overlapped minus baseline):\n";
   for (const auto& d : r.degradation) out << fmt::format("  {:<32} {:>+10.1f} us\n", d.cause, d.us);
   if (!r.overlapped.note.empty()) out << "\nnote: " << r.overlapped.note << "\n";
+  for (const auto& n : r.notes) out << "note: " << n << "\n";
 }
 
 void write_memory_breakdown(std::ostream& out, const WhatIfResult& r) {

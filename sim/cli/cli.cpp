@@ -68,6 +68,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.set_help_all_flag("--help-all", "Help for every subcommand");
   app.set_version_flag("--version", "overlapsim " + overlapsim_version());
   add_whatif_command(app, ctx);
+  add_plan_command(app, ctx);
   add_sweep_commands(app, ctx);
   add_search_command(app, ctx);
   add_run_command(app, ctx);
@@ -75,6 +76,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   add_validate_command(app, ctx);
   add_calibrate_command(app, ctx);
   add_import_trace_command(app, ctx);
+  add_describe_command(app, ctx);
   try {
     if (const std::string why = unknown_command(app, argc, argv); !why.empty()) {
       err << "error: " << why << " (see overlapsim --help)\n";

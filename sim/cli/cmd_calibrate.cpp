@@ -6,6 +6,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "calibrate/fit/bench_checks.hpp"
@@ -26,7 +27,21 @@ struct CalibrateOptions {
   std::string out;
   std::vector<std::string> only;  // fitted fields to keep (empty: all)
   std::string copy_from;          // take the kernels: numbers of another profile first
+  bool json = false;
 };
+
+nlohmann::ordered_json report_json(const std::string& input, const FitReport& r) {
+  nlohmann::ordered_json fields = nlohmann::ordered_json::array();
+  for (const auto& f : r.fields)
+    fields.push_back({{"path", f.path}, {"value", f.value}, {"source", f.source}});
+  return {{"input", input},
+          {"family", r.family},
+          {"rows", r.rows},
+          {"mape_before", r.mape_before},
+          {"mape_after", r.mape_after},
+          {"fields", fields},
+          {"worst", r.worst}};
+}
 
 std::string today_utc() {
   const std::time_t now = std::time(nullptr);
@@ -68,6 +83,11 @@ std::string slurp(const std::string& path) {
 }
 
 int run_calibrate(const CalibrateOptions& o, CliContext& ctx) {
+  // --json: the report as one JSON object; the text report is not printed.
+  std::ostringstream text_sink;
+  std::ostream& report = o.json ? text_sink : ctx.out;
+  nlohmann::ordered_json fits = nlohmann::ordered_json::array();
+  nlohmann::ordered_json notes = nlohmann::ordered_json::array();
   const HwProfile start = load_hw_profile(o.base);
   require_kernel_params(start);
   // Each data file is fitted on the profile as the previous files left it: the updated text is
@@ -90,7 +110,8 @@ int run_calibrate(const CalibrateOptions& o, CliContext& ctx) {
            fmt::format("as for {} (same die and kernels; overlapsim calibrate --copy-from {}): {}",
                        donor.name, donor.name, f.source)});
     }
-    ctx.out << fmt::format("{}: {} field(s)\n", copy.family, copy.fields.size());
+    report << fmt::format("{}: {} field(s)\n", copy.family, copy.fields.size());
+    fits.push_back(report_json("--copy-from " + donor.name, copy));
     text = apply_fits(text, hw, {copy});
     hw = parse_hw_profile(yaml::load_string(text, start.file));
   }
@@ -104,11 +125,18 @@ int run_calibrate(const CalibrateOptions& o, CliContext& ctx) {
       keep_only(o.only, one);
       f.report = one.front();
     }
-    print_bench_fit(ctx.out, res);
-    for (const auto& s : data.skipped) ctx.out << "  skipped " << s << "\n";
+    print_bench_fit(report, res);
+    for (const auto& s : data.skipped) {
+      report << "  skipped " << s << "\n";
+      notes.push_back("skipped " + s);
+    }
+    for (const auto& w : res.warnings) notes.push_back(w);
+    for (const auto& r : res.reports()) fits.push_back(report_json(o.bench, r));
     text = apply_fits(text, before, res.reports());
     hw = parse_hw_profile(yaml::load_string(text, start.file));
-    print_bench_checks(ctx.out, bench_checks(hw, data));
+    const BenchChecks checks = bench_checks(hw, data);
+    print_bench_checks(report, checks);
+    for (const auto& n : checks.notes) notes.push_back(n);
   }
   for (const auto& d : o.data) {
     const std::string provenance = fmt::format("overlapsim calibrate --base {} --data {} on {}",
@@ -116,14 +144,18 @@ int run_calibrate(const CalibrateOptions& o, CliContext& ctx) {
     const HwProfile before = hw;
     auto reports = fit_published(hw, d, provenance);
     keep_only(o.only, reports);
-    ctx.out << fmt::format("{}:\n", d);
-    if (reports.empty()) ctx.out << "  nothing in this file informs " << start.name << "\n";
+    report << fmt::format("{}:\n", d);
+    if (reports.empty()) {
+      report << "  nothing in this file informs " << start.name << "\n";
+      notes.push_back(d + ": nothing in this file informs " + start.name);
+    }
     for (const auto& r : reports) {
-      ctx.out << fmt::format("  {}: {} row(s), MAPE {:.1f}% -> {:.1f}%{}\n", r.family, r.rows,
-                             100 * r.mape_before, 100 * r.mape_after,
-                             r.fields.empty() ? " (not written: --only)" : "");
-      for (const auto& f : r.fields) ctx.out << fmt::format("    {} = {:.6g}\n", f.path, f.value);
-      for (const auto& w : r.worst) ctx.out << "    worst: " << w << "\n";
+      fits.push_back(report_json(d, r));
+      report << fmt::format("  {}: {} row(s), MAPE {:.1f}% -> {:.1f}%{}\n", r.family, r.rows,
+                            100 * r.mape_before, 100 * r.mape_after,
+                            r.fields.empty() ? " (not written: --only)" : "");
+      for (const auto& f : r.fields) report << fmt::format("    {} = {:.6g}\n", f.path, f.value);
+      for (const auto& w : r.worst) report << "    worst: " << w << "\n";
     }
     text = apply_fits(text, before, reports);
     hw = parse_hw_profile(yaml::load_string(text, start.file));
@@ -131,7 +163,15 @@ int run_calibrate(const CalibrateOptions& o, CliContext& ctx) {
   AtomicFile out(o.out);
   out.stream() << text;
   out.commit();
-  ctx.out << fmt::format("wrote {}\n", o.out);
+  if (o.json)
+    ctx.out << nlohmann::ordered_json{{"base", start.name},
+                                      {"out", o.out},
+                                      {"fits", fits},
+                                      {"notes", notes}}
+                   .dump(2)
+            << "\n";
+  else
+    ctx.out << fmt::format("wrote {}\n", o.out);
   return 0;
 }
 
@@ -161,6 +201,7 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
       "--copy-from", o->copy_from,
       "Start from another profile's kernels: numbers (same die and kernel libraries, e.g.\n"
       "h800-sxm for h100-sxm); the profile's own SMs, HBM and links stay");
+  cmd->add_flag("--json", o->json, "Print the fit report as one JSON object");
   cmd->callback([o, &ctx] { ctx.exit_code = run_calibrate(*o, ctx); });
 }
 

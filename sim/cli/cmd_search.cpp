@@ -21,6 +21,7 @@ struct SearchOptions {
   int top = 5;
   double latency_bound_us = 0;
   std::string out;
+  bool json = false;
 };
 
 int run(const SearchOptions& o, CliContext& ctx) {
@@ -46,7 +47,10 @@ int run(const SearchOptions& o, CliContext& ctx) {
   r.latency_bound_us = o.latency_bound_us;
   r.out_yaml = o.out;
   const SearchReport rep = run_search(r);
-  write_search_report(ctx.out, rep, r);
+  if (o.json)
+    write_search_json(ctx.out, rep, r);
+  else
+    write_search_report(ctx.out, rep, r);
   return 0;
 }
 
@@ -92,6 +96,7 @@ void add_search_command(CLI::App& app, CliContext& ctx) {
                   "Rank by throughput among strategies within this forward time")
       ->check(flags::real(0, std::numeric_limits<double>::infinity()));
   cmd->add_option("--out", o->out, "Write the best strategy as YAML (whatif accepts it)");
+  cmd->add_flag("--json", o->json, "Print one JSON object");
   cmd->callback([o, &ctx] { ctx.exit_code = run(*o, ctx); });
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <nlohmann/json.hpp>
 
 #include <tuple>
 
@@ -26,6 +27,7 @@ struct SweepCliOptions {
   std::string x = "tokens_per_gpu";
   std::string y;
   bool quiet = false;
+  bool json = false;
 };
 
 int run_sweep_cmd(SweepCliOptions& o, CliContext& ctx) {
@@ -43,11 +45,22 @@ int run_sweep_cmd(SweepCliOptions& o, CliContext& ctx) {
         o.run.out, o.spec, o.run.out, o.shard.empty() ? "" : " --shard " + o.shard);
     return 128 + s.interrupted_by;
   }
+  if (o.json) {
+    nlohmann::ordered_json j{
+        {"sweep", spec.name}, {"points", s.points},     {"strategies", spec.strategies},
+        {"out", o.run.out},   {"computed", s.computed}, {"resumed", s.points - s.computed}};
+    if (!o.shard.empty()) j["shard"] = o.shard;
+    if (!o.report_dir.empty())
+      j["report"] = report_json(write_report({o.run.out, o.x, o.y, o.report_dir}));
+    ctx.out << j.dump(2) << "\n";
+    return 0;
+  }
   ctx.out << fmt::format(
       "{}: {} point(s) x {} strateg{} -> {} ({} computed in {:.2f} s, {:.1f} points/s)\n",
       spec.name, s.points, spec.strategies.size(), spec.strategies.size() == 1 ? "y" : "ies",
       o.run.out, s.computed, s.seconds, s.seconds > 0 ? s.computed / s.seconds : 0.0);
-  if (!o.report_dir.empty()) write_report({o.run.out, o.x, o.y, o.report_dir}, ctx.out);
+  if (!o.report_dir.empty())
+    print_report(ctx.out, write_report({o.run.out, o.x, o.y, o.report_dir}), o.report_dir);
   return 0;
 }
 
@@ -77,6 +90,7 @@ void add_sweep_commands(CLI::App& app, CliContext& ctx) {
       ->capture_default_str();
   cmd->add_option("--y", o->y, "Report: second axis for break-even heatmaps");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress line");
+  cmd->add_flag("--json", o->json, "Print the summary (and the report's) as one JSON object");
   cmd->callback([o, &ctx] { ctx.exit_code = run_sweep_cmd(*o, ctx); });
 
   auto m = std::make_shared<MergeOptions>();
@@ -89,8 +103,23 @@ void add_sweep_commands(CLI::App& app, CliContext& ctx) {
   merge->add_option("parts", m->parts, "Shard CSVs")->required();
   merge->add_flag("--allow-partial", m->allow_partial,
                   "Merge the shards given even if some are missing (and say which)");
-  merge->callback([m, &ctx] {
+  auto merge_json = std::make_shared<bool>(false);
+  merge->add_flag("--json", *merge_json, "Print the summary as one JSON object");
+  merge->callback([m, merge_json, &ctx] {
     const MergeSummary s = merge_sweeps(*m);
+    if (*merge_json) {
+      nlohmann::ordered_json missing = nlohmann::ordered_json::array();
+      for (int i : s.missing) missing.push_back(fmt::format("{}/{}", i, s.shard_count));
+      ctx.out << nlohmann::ordered_json{{"out", m->out},
+                                        {"shards_given", s.given.size()},
+                                        {"shard_count", s.shard_count},
+                                        {"points", s.points},
+                                        {"total_points", s.total_points},
+                                        {"missing_shards", missing}}
+                     .dump(2)
+              << "\n";
+      return;
+    }
     if (s.missing.empty()) {
       ctx.out << fmt::format("merged {} shard(s) into {} ({} points)\n", s.given.size(), m->out,
                              s.points);
@@ -115,7 +144,16 @@ void add_sweep_commands(CLI::App& app, CliContext& ctx) {
       ->required();
   report->add_option("--x", r->x, "Axis along which crossovers are found")->capture_default_str();
   report->add_option("--y", r->y, "Second axis: break-even heatmaps over (x, y)");
-  report->callback([r, &ctx] { ctx.exit_code = write_report(*r, ctx.out) >= 0 ? 0 : 1; });
+  auto report_json_flag = std::make_shared<bool>(false);
+  report->add_flag("--json", *report_json_flag,
+                   "Print the crossovers and the files written as one JSON object");
+  report->callback([r, report_json_flag, &ctx] {
+    const ReportSummary s = write_report(*r);
+    if (*report_json_flag)
+      print_report_json(ctx.out, s);
+    else
+      print_report(ctx.out, s, r->out_dir);
+  });
 }
 
 }  // namespace ovs

@@ -19,5 +19,7 @@ void add_whatif_command(CLI::App& app, CliContext& ctx);
 void add_sweep_commands(CLI::App& app, CliContext& ctx);
 void add_search_command(CLI::App& app, CliContext& ctx);
 void add_import_trace_command(CLI::App& app, CliContext& ctx);
+void add_plan_command(CLI::App& app, CliContext& ctx);
+void add_describe_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace ovs

@@ -46,11 +46,39 @@ struct ChromeTraceWriter::Impl {
   std::vector<double> enqueue{};
   std::vector<int> sms{};
   std::vector<KernelTraffic> traffic{};
+  std::vector<bool> launched{};  // a host launch slice exists: draw an arrow to the kernel
   bool have_counters = false;
   double counter_t = 0;
   Counters counters{};
+  bool split = false;         // the program runs two micro-batches
+  std::vector<bool> named{};  // by tid: the track's name is out (tracks appear when used)
 
   void emit(const Json& j) { sink.append(j.dump()); }
+
+  // A flow arrow's id, unique in a file that holds several runs (one per pid).
+  long long flow_id(int k) const { return static_cast<long long>(pid) * (1LL << 24) + k; }
+
+  // The name of a stream's track. The data-in-flight streams are per micro-batch (net.A,
+  // net.B): they say so only where the batch is split.
+  std::string stream_track(int s) const {
+    const std::string& n = p.streams[s].name;
+    if (n.rfind("net.", 0) == 0)
+      return split ? "data in flight, micro-batch " + n.substr(4) : "data in flight";
+    return "stream " + n;
+  }
+
+  // Names a track the first time something is drawn on it, so no track is empty.
+  void use_track(int tid) {
+    if (tid >= static_cast<int>(named.size())) named.resize(tid + 1, false);
+    if (named[tid]) return;
+    named[tid] = true;
+    if (tid == kHostTid)
+      meta("thread_name", tid, "host thread", 0);
+    else if (tid == kEventTid)
+      meta("thread_name", tid, "events", 1);
+    else
+      meta("thread_name", tid, stream_track(tid - stream_tid(0)), tid);
+  }
 
   void meta(const char* what, int tid, const std::string& name, int sort) {
     emit(Json{{"ph", "M"}, {"name", what}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}});
@@ -86,17 +114,15 @@ struct ChromeTraceWriter::Impl {
 
 ChromeTraceWriter::ChromeTraceWriter(TraceSink& sink, const Program& p,
                                      const std::string& process_name, int pid)
-    : impl_(new Impl{sink, p, pid, {}, {}, {}, {}, false, 0, {}}) {
+    : impl_(new Impl{sink, p, pid}) {
   const size_t n = p.kernels.size();
   impl_->start.assign(n, 0);
   impl_->enqueue.assign(n, 0);
   impl_->sms.assign(n, 0);
   impl_->traffic.assign(n, {});
+  impl_->launched.assign(n, false);
+  for (const auto& k : p.kernels) impl_->split = impl_->split || k.micro_batch >= 1;
   impl_->meta("process_name", 0, process_name, pid);
-  impl_->meta("thread_name", kHostTid, "host thread", 0);
-  impl_->meta("thread_name", kEventTid, "events", 1);
-  for (size_t s = 0; s < p.streams.size(); ++s)
-    impl_->meta("thread_name", stream_tid(int(s)), "stream " + p.streams[s].name, 10 + int(s));
 }
 
 ChromeTraceWriter::~ChromeTraceWriter() = default;
@@ -115,15 +141,29 @@ std::string host_name(const Program& p, const HostAction& a) {
 
 void ChromeTraceWriter::on_host_action(double s, double e, int, const HostAction& a) {
   if (e <= s) return;
+  impl_->use_track(kHostTid);
   Json j{{"ph", "X"},       {"name", host_name(impl_->p, a)},
          {"cat", "host"},   {"pid", impl_->pid},
          {"tid", kHostTid}, {"ts", s},
          {"dur", e - s}};
   if (!a.label.empty()) j["args"] = Json{{"op", a.label}};
   impl_->emit(j);
+  // An arrow from the launch to its kernel: it starts inside this slice and ends where the
+  // kernel starts (on_kernel_end).
+  if (auto* l = std::get_if<LaunchAction>(&a.step)) {
+    impl_->launched[l->kernel] = true;
+    impl_->emit(Json{{"ph", "s"},
+                     {"name", "launch"},
+                     {"cat", "launch"},
+                     {"id", impl_->flow_id(l->kernel)},
+                     {"pid", impl_->pid},
+                     {"tid", kHostTid},
+                     {"ts", s + (e - s) / 2}});
+  }
 }
 
 void ChromeTraceWriter::on_host_blocked(double s, double e, int, int ev) {
+  impl_->use_track(kHostTid);
   impl_->emit(Json{{"ph", "X"},
                    {"name", "blocked on " + impl_->p.events[ev]},
                    {"cat", "host"},
@@ -151,6 +191,7 @@ void ChromeTraceWriter::on_kernel_end(double t, int k) {
             {"l2_bytes", impl_->traffic[k].l2_bytes}};
   if (!ks.op.empty()) args["op"] = ks.op;
   if (ks.micro_batch >= 0) args["micro_batch"] = ks.micro_batch;
+  impl_->use_track(stream_tid(ks.stream));
   impl_->emit(Json{{"ph", "X"},
                    {"name", ks.name},
                    {"cat", ks.category.empty() ? "kernel" : ks.category},
@@ -159,9 +200,19 @@ void ChromeTraceWriter::on_kernel_end(double t, int k) {
                    {"ts", impl_->start[k]},
                    {"dur", t - impl_->start[k]},
                    {"args", args}});
+  if (impl_->launched[k])
+    impl_->emit(Json{{"ph", "f"},
+                     {"bp", "e"},
+                     {"name", "launch"},
+                     {"cat", "launch"},
+                     {"id", impl_->flow_id(k)},
+                     {"pid", impl_->pid},
+                     {"tid", stream_tid(ks.stream)},
+                     {"ts", impl_->start[k]}});
 }
 
 void ChromeTraceWriter::on_event_fired(double t, int ev) {
+  impl_->use_track(kEventTid);
   impl_->emit(Json{{"ph", "i"},
                    {"name", impl_->p.events[ev]},
                    {"cat", "event"},

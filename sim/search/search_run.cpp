@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -155,6 +156,63 @@ std::vector<Candidate> branches_of(const LayerBuilder& lb, const std::string& ty
   return out;
 }
 
+// The baseline strategy run another way (its cache key says how).
+Strategy baseline_variant(const Strategy& base, std::optional<DeepepMode> mode, bool cap) {
+  Strategy s = base;
+  if (mode) {
+    s.deepep_mode = mode;
+    s.file += *mode == DeepepMode::normal ? "#deepep_mode=normal" : "#deepep_mode=low_latency";
+  }
+  if (cap) {
+    s.deep_gemm_auto = true;
+    s.file += "#deep_gemm_num_sms=auto";
+  }
+  return s;
+}
+
+GainSplit split_gain(WhatIfSession& session, const Strategy& baseline, const Strategy& best) {
+  GainSplit g;
+  const Workload wb = session.workload_for(baseline);
+  const Workload wbest = session.workload_for(best);
+  auto name = [](DeepepMode m) { return m == DeepepMode::normal ? "normal" : "low_latency"; };
+  g.default_mode = name(wb.mode());
+  g.best_mode = name(wbest.mode());
+  g.best_caps_sms = best.deep_gemm_auto || best.deep_gemm_num_sms > 0;
+  // Overlap inside one batch is an op order: the shared experts between a communication's
+  // halves (single-batch overlap) where the baseline waits right away.
+  bool reordered = false;
+  for (const auto& [type, l] : best.layers) {
+    auto ops = [](const LayerStrategy& ls) {
+      std::vector<std::string> out;
+      for (const auto& i : ls.items)
+        if (i != kYield) out.push_back(i);
+      return out;
+    };
+    reordered = reordered || ops(l) != ops(baseline.for_type(type));
+  }
+  std::vector<std::string> words;
+  if (reordered) words.push_back("op order");
+  if (best.two_batch_overlap) words.push_back("two micro-batches");
+  if (!best.side_streams.empty()) words.push_back("side streams");
+  g.best_overlaps = !words.empty();
+  g.overlap_words = words.empty() ? "none" : yaml::join(words);
+  g.baseline_us = session.run(baseline).stats.total_us;
+  const Strategy in_mode = baseline_variant(baseline, wbest.mode(), false);
+  g.baseline_best_mode_us = session.run(in_mode).stats.total_us;
+  if (g.best_caps_sms) {
+    Strategy capped = baseline_variant(baseline, wbest.mode(), best.deep_gemm_auto);
+    if (!best.deep_gemm_auto) {
+      capped.deep_gemm_num_sms = best.deep_gemm_num_sms;
+      capped.file += "#deep_gemm_num_sms=" + std::to_string(best.deep_gemm_num_sms);
+    }
+    g.baseline_best_mode_sms_us = session.run(capped).stats.total_us;
+  } else {
+    g.baseline_best_mode_sms_us = g.baseline_best_mode_us;
+  }
+  g.best_us = session.run(best).stats.total_us;
+  return g;
+}
+
 }  // namespace
 
 SearchReport run_search(const SearchRequest& req) {
@@ -276,52 +334,14 @@ SearchReport run_search(const SearchRequest& req) {
           model.name, hw.name, w.phase == Phase::prefill ? "prefill" : "decode", w.tokens_per_gpu,
           w.phase == Phase::prefill ? "tokens" : "requests", w.context, w.ep, best.description,
           best.forward_us, rep.shipped.forward_us, shipped.name, rep.baseline_us));
+  rep.gain = split_gain(session, baseline, best.strategy);
+  rep.caveats = caveats_for(session.workload_for(best.strategy), hw);
   if (!req.out_yaml.empty()) {
     AtomicFile f(req.out_yaml);
     f.stream() << rep.best_yaml;
     f.commit();
   }
   return rep;
-}
-
-void write_search_report(std::ostream& out, const SearchReport& s, const SearchRequest& r) {
-  for (size_t i = 0; i < s.per_type.size(); ++i) {
-    const auto& [type, ls] = s.per_type[i];
-    out << fmt::format(
-        "layer type {}: {} of {} candidates simulated ({}, {} of {} branches pruned by bound) in "
-        "{:.3f} s\n",
-        type, ls.stats.evaluated, ls.stats.space,
-        ls.stats.exhaustive ? "exhaustive" : "beam search", ls.stats.pruned_branches,
-        ls.stats.branches, s.seconds_per_type[i]);
-    for (size_t k = 0; k < std::min<size_t>(3, ls.top.size()); ++k)
-      out << fmt::format(
-          "  {:>10.1f} us/layer  {}{}\n", ls.top[k].us, ls.top[k].c.describe(),
-          ls.top[k].c.tbo ? fmt::format(" (delta {})", ls.top[k].c.delta) : " (one batch)");
-  }
-  out << fmt::format("\nfull model, {}:\n",
-                     r.latency_bound_us > 0
-                         ? fmt::format("by throughput within {:.0f} us", r.latency_bound_us)
-                         : std::string("by forward time"));
-  out << fmt::format("  {:>12} {:>10} {:>10} {:>8}  {}\n", "forward us", "vs SGLang", "tokens/s",
-                     fmt::format("GB/{:g}", s.capacity_gb), "strategy");
-  for (const auto& x : s.ranked)
-    out << fmt::format("  {:>12.1f} {:>+9.1f}% {:>10} {:>8.1f}  {}\n", x.forward_us,
-                       100 * (s.shipped.forward_us / x.forward_us - 1),
-                       x.fits ? fmt::format("{:.0f}", x.tokens_per_s_per_gpu) : "no fit",
-                       x.memory_gb, x.description);
-  const auto& best = s.ranked.front();
-  if (!best.fits)
-    out << fmt::format(
-        "\nno strategy fits: the smallest needs more than the {:g} GB of HBM per GPU; the "
-        "times below are what the simulation gives if the memory existed\n",
-        s.capacity_gb);
-  out << fmt::format(
-      "\nbest: {:.1f} us, {} SGLang's shipped strategy by {:.1f} % ({:.1f} us); no overlap: {:.1f} "
-      "us\n",
-      best.forward_us, best.forward_us <= s.shipped.forward_us ? "beats or matches" : "loses to",
-      100 * (s.shipped.forward_us / best.forward_us - 1), s.shipped.forward_us - best.forward_us,
-      s.baseline_us);
-  if (!r.out_yaml.empty()) out << "wrote " << r.out_yaml << "\n";
 }
 
 }  // namespace ovs

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/analysis/caveats.hpp"
 #include "sim/analysis/whatif.hpp"
 #include "sim/search/searcher.hpp"
 
@@ -31,6 +32,24 @@ struct RankedStrategy {
   bool fits = true;      // in the GPU's HBM; ranked after every strategy that fits
 };
 
+// Where the best strategy's gain over no overlap comes from, step by step: the baseline in the
+// phase's default DeepEP mode, then in the best's mode, then with the best's DeepGEMM SM cap,
+// then the best itself (its yields, micro-batches and side streams). The steps add up to
+// baseline_us - best_us.
+struct GainSplit {
+  std::string default_mode, best_mode;  // normal | low_latency
+  bool best_caps_sms = false;
+  bool best_overlaps = false;  // two micro-batches, side streams or another op order
+  std::string overlap_words;   // which of them: "op order", "two micro-batches", ...
+  double baseline_us = 0;
+  double baseline_best_mode_us = 0;
+  double baseline_best_mode_sms_us = 0;
+  double best_us = 0;
+  double from_mode_us() const { return baseline_us - baseline_best_mode_us; }
+  double from_sm_split_us() const { return baseline_best_mode_us - baseline_best_mode_sms_us; }
+  double from_overlap_us() const { return baseline_best_mode_sms_us - best_us; }
+};
+
 struct SearchReport {
   std::vector<std::pair<std::string, LayerSearch>> per_type;
   std::vector<double> seconds_per_type;
@@ -39,9 +58,12 @@ struct SearchReport {
   double baseline_us = 0;
   double capacity_gb = 0;
   std::string best_yaml;
+  GainSplit gain;
+  std::vector<Caveat> caveats;  // of "What is not modelled yet", those the pick depends on
 };
 
 SearchReport run_search(const SearchRequest& r);
 void write_search_report(std::ostream& out, const SearchReport& s, const SearchRequest& r);
+void write_search_json(std::ostream& out, const SearchReport& s, const SearchRequest& r);
 
 }  // namespace ovs

@@ -21,13 +21,18 @@ std::vector<std::string> string_list(const yaml::Value& v) {
   return out;
 }
 
-LayerStrategy parse_layer(const yaml::Value& v) {
+LayerStrategy parse_layer(const yaml::Value& v, std::vector<std::string>& notes) {
   LayerStrategy l;
   l.line = v.line();
   yaml::Map m(v, {"operations", "placement"});
   for (const auto& item : m.required("operations").items()) {
     std::string name = item.str();
     if (name == "Yield" || name == "YIELD") name = kYield;
+    if (const std::string ours = op_from_sglang_name(name); !ours.empty()) {
+      notes.push_back(item.file() + ":" + std::to_string(item.line()) + ": " + item.path() +
+                      ": read SGLang's '" + name + "' as '" + ours + "' (overlapsim's name)");
+      name = ours;
+    }
     l.items.push_back(name);
     l.lines.push_back(item.line());
   }
@@ -48,7 +53,62 @@ LayerStrategy parse_layer(const yaml::Value& v) {
   return l;
 }
 
+SglangInfo parse_sglang(const yaml::Value& v) {
+  SglangInfo g;
+  g.given = true;
+  g.line = v.line();
+  yaml::Map m(v, {"status", "phases", "flags", "env", "max_tokens_per_gpu", "needs_cuda_graphs",
+                  "source", "note"});
+  g.status = m.required("status").choice({"shipped", "unsure", "proposal", "not-in-sglang"});
+  for (const auto& p : m.required("phases").items())
+    g.phases.push_back(p.choice({"prefill", "decode"}));
+  if (auto f = m.optional("flags"))
+    for (const auto& item : f->items()) {
+      const std::string flag = item.str();
+      if (flag.rfind("--", 0) != 0) item.fail("a flag starts with '--'");
+      g.flags.push_back(flag);
+    }
+  if (auto e = m.optional("env"))
+    for (const auto& item : e->items()) {
+      const std::string var = item.str();
+      if (var.find('=') == std::string::npos || var.front() == '=')
+        item.fail("expected NAME=VALUE");
+      g.env.push_back(var);
+    }
+  if (auto t = m.optional("max_tokens_per_gpu")) {
+    yaml::Map tm(*t, {"hopper", "blackwell", "cdna4"});
+    for (const auto& arch : tm.keys())
+      g.max_tokens_per_gpu[arch] = static_cast<int>(tm.required(arch).integer(1, 1 << 30));
+  }
+  if (auto c = m.optional("needs_cuda_graphs")) g.needs_cuda_graphs = c->boolean();
+  g.source = m.required("source").str();
+  if (auto n = m.optional("note")) g.note = n->str();
+  return g;
+}
+
 }  // namespace
+
+std::string op_from_sglang_name(const std::string& name) {
+  if (name == "YieldOperation" || name == "YieldOperation()" ||
+      name == "operations.YieldOperation()" || name == "operations.YieldOperation")
+    return kYield;
+  std::string rest = name;
+  if (rest.rfind("layer.", 0) == 0) rest = rest.substr(6);
+  const size_t dot = rest.rfind('.');
+  const std::string module = dot == std::string::npos ? "" : rest.substr(0, dot);
+  std::string op = dot == std::string::npos ? rest : rest.substr(dot + 1);
+  if (op.rfind("op_", 0) != 0) return {};
+  op = op.substr(3);
+  if (op.empty()) return {};
+  if (op == "comm_postprocess_layer") op = "postprocess_layer";
+  if (module == "self_attn" || module == "attn") return "attn." + op;
+  if (module.empty() || module == "mlp") return op;
+  return {};
+}
+
+bool SglangInfo::for_phase(const std::string& phase) const {
+  return std::find(phases.begin(), phases.end(), phase) != phases.end();
+}
 
 const LayerStrategy& Strategy::for_type(const std::string& type) const {
   auto it = layers.find(type);
@@ -62,9 +122,9 @@ const LayerStrategy& Strategy::for_type(const std::string& type) const {
 Strategy parse_strategy(const yaml::Value& root) {
   Strategy s;
   s.file = root.file();
-  yaml::Map m(root,
-              {"name", "model_family", "description", "source", "two_batch_overlap",
-               "tbo_delta_stages", "deep_gemm_num_sms", "deepep_mode", "side_streams", "layers"});
+  yaml::Map m(root, {"name", "model_family", "description", "source", "two_batch_overlap",
+                     "tbo_delta_stages", "deep_gemm_num_sms", "deepep_mode", "side_streams",
+                     "layers", "sglang"});
   s.name = m.required("name").str();
   const yaml::Value family = m.required("model_family");
   s.family_line = family.line();
@@ -102,8 +162,9 @@ Strategy parse_strategy(const yaml::Value& root) {
   auto lv = m.required("layers");
   s.layers_line = lv.line();
   yaml::Map lm(lv, {"default", "moe", "dense", "swa", "csa", "hca"});
-  for (const auto& key : lm.keys()) s.layers[key] = parse_layer(lm.required(key));
+  for (const auto& key : lm.keys()) s.layers[key] = parse_layer(lm.required(key), s.notes);
   if (s.layers.empty()) lv.fail("no layer type");
+  if (auto g = m.optional("sglang")) s.sglang = parse_sglang(*g);
   return s;
 }
 

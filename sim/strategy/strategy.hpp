@@ -31,6 +31,23 @@ struct LayerStrategy {
   int line = 0;
 };
 
+// What SGLang calls this strategy (optional `sglang:` block): whether SGLang ships it, for which
+// batches, the launch flags and environment that turn it on, and its limits there.
+struct SglangInfo {
+  bool given = false;
+  std::string status;               // shipped | unsure | proposal | not-in-sglang
+  std::vector<std::string> phases;  // prefill and/or decode: the batches SGLang runs it for
+  std::vector<std::string> flags;   // e.g. --enable-two-batch-overlap
+  std::vector<std::string> env;     // e.g. SGLANG_OPT_USE_MULTI_STREAM_OVERLAP=1
+  std::map<std::string, int> max_tokens_per_gpu;  // by GPU arch (hopper, blackwell, cdna4)
+  bool needs_cuda_graphs = false;
+  std::string source, note;
+  int line = 0;
+  // SGLang can run it (shipped, or shipped as far as we know).
+  bool runs_in_sglang() const { return status == "shipped" || status == "unsure"; }
+  bool for_phase(const std::string& phase) const;
+};
+
 struct Strategy {
   std::string file;
   std::string name;
@@ -43,7 +60,10 @@ struct Strategy {
   std::optional<DeepepMode> deepep_mode;
   std::vector<std::string> side_streams;
   std::map<std::string, LayerStrategy> layers;  // by layer type; "default" for the others
-  int family_line = 1;                          // lines of model_family and layers, for errors
+  SglangInfo sglang;
+  // SGLang's full op names read as ours ("layer.mlp.op_dispatch_a" -> "dispatch_a"), one line each.
+  std::vector<std::string> notes;
+  int family_line = 1;  // lines of model_family and layers, for errors
   int layers_line = 1;
 
   const LayerStrategy& for_type(const std::string& type) const;
@@ -55,6 +75,11 @@ Strategy parse_strategy(const yaml::Value& root);
 // Checks the strategy against a model's layers: op names, order, stages, placement.
 // Throws InputError naming the strategy file, line and field.
 void check_strategy(const Strategy& s, const LayerBuilder& layers);
+
+// Our op name for one of SGLang's (operations_strategy.py spells them as attributes of the
+// layer: "layer.mlp.op_dispatch_a", "layer.self_attn.op_core", "operations.YieldOperation()");
+// empty when `name` is not in SGLang's form.
+std::string op_from_sglang_name(const std::string& name);
 
 // Stages of one layer type's list: ops between yields.
 std::vector<std::vector<std::string>> stages_of(const LayerStrategy& l);

@@ -1,7 +1,11 @@
 #pragma once
 // The report of a sweep: crossover table (stdout and CSV) and SVG charts.
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
+
+#include "sim/sweep/crossover.hpp"
 
 namespace ovs {
 
@@ -12,7 +16,17 @@ struct ReportOptions {
   std::string out_dir;  // crossover.csv and the charts
 };
 
-// Returns the number of charts written.
-int write_report(const ReportOptions& o, std::ostream& out);
+struct ReportSummary {
+  std::string x;
+  std::vector<Crossover> crossovers;  // groups in numeric order
+  std::vector<std::string> files;     // written, crossover.csv first
+  int charts = 0;
+};
+
+// Writes crossover.csv and the charts into out_dir.
+ReportSummary write_report(const ReportOptions& o);
+void print_report(std::ostream& out, const ReportSummary& s, const std::string& out_dir);
+nlohmann::ordered_json report_json(const ReportSummary& s);
+void print_report_json(std::ostream& out, const ReportSummary& s);
 
 }  // namespace ovs

@@ -26,6 +26,7 @@ ResultsTable load_results(const std::string& path) {
       values[c].insert(t.at(i, c));
     }
     row.strategy = t.at(i, "strategy");
+    if (t.has("baseline")) row.baseline = t.at(i, "baseline");
     row.ok = t.at(i, "error").empty();
     for (const char* side : {"baseline_fits", "overlapped_fits"})
       if (t.has(side)) {

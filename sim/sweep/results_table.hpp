@@ -11,6 +11,7 @@ namespace ovs {
 struct ResultRow {
   std::map<std::string, std::string> inputs;  // input column -> value
   std::string strategy;
+  std::string baseline;  // the strategy it is compared against
   double speedup = 0;
   bool ok = true;  // false: the point had an error
   bool fits =

@@ -6,29 +6,12 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/io/svg_parts.hpp"
+
 namespace ovs {
 
 std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        o += "&amp;";
-        break;
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      default:
-        o += c;
-    }
-  }
-  return o;
+  return svg::escape(s);
 }
 
 namespace {
@@ -37,40 +20,27 @@ constexpr const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                     "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
 std::string svg_open(int w, int h) {
-  return fmt::format(
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} "
-      "{1}\" "
-      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{0}\" height=\"{1}\" "
-      "fill=\"white\"/>\n",
-      w, h);
+  return svg::open(w, h);
 }
-
 std::string label(double v) {
-  if (std::fabs(v) >= 1000 || (std::fabs(v) < 0.01 && v != 0)) return fmt::format("{:.3g}", v);
-  return fmt::format("{:g}", std::round(v * 1000) / 1000);
+  return svg::number(v);
 }
-
-// "Nice" ticks over [lo, hi].
 std::vector<double> ticks(double lo, double hi, int n) {
-  const double span = hi - lo;
-  if (span <= 0) return {lo};
-  const double raw = span / n, mag = std::pow(10, std::floor(std::log10(raw)));
-  double step = mag;
-  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-    if (raw <= m * mag) {
-      step = m * mag;
-      break;
-    }
-  std::vector<double> t;
-  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) t.push_back(v);
-  return t;
+  return svg::linear_ticks(lo, hi, n);
 }
 
 }  // namespace
 
 std::string render_line_chart(const LineChart& c) {
-  const int W = 760, H = 460, L = 70, R = 180, T = 40, B = 55;
+  // The legend column is as wide as its longest entry (measured, so nothing is clipped).
+  double legend_w = svg::text_width_px(label(c.reference_y) + " = break-even");
+  for (const auto& sr : c.series) legend_w = std::max(legend_w, 36 + svg::text_width_px(sr.name));
+  legend_w = std::max(legend_w, 36 + svg::text_width_px("does not fit in HBM"));
+  const int L = 70, T = 52, B = 55, H = 472, plot_w = 510;
+  const int R = 16 + static_cast<int>(legend_w) + 10;
+  const int W =
+      std::max({L + plot_w + R, 20 + static_cast<int>(svg::text_width_px(c.title, 15, true)),
+                20 + static_cast<int>(svg::text_width_px(c.subtitle, 11))});
   double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = c.reference_y,
          y1 = c.reference_y;
   bool any_no_fit = false;
@@ -92,13 +62,24 @@ std::string render_line_chart(const LineChart& c) {
   const double pad = (y1 - y0) * 0.08 + 1e-3;
   y0 -= pad;
   y1 += pad;
-  const bool log = x0 > 0 && x1 / x0 >= 10;
+  // Log spacing over a factor of ten, or of four on a discrete axis (EP sizes double).
+  const bool log = x0 > 0 && (x1 / x0 >= 10 || (c.discrete_x && x1 / x0 >= 4));
   auto tx = [&](double x) { return log ? std::log(x) : x; };
   auto px = [&](double x) { return L + (tx(x) - tx(x0)) / (tx(x1) - tx(x0)) * (W - L - R); };
+  std::vector<double> measured_xs;
+  for (const auto& sr : c.series) {
+    for (const auto& pt : sr.points) measured_xs.push_back(pt.first);
+    for (double x : sr.no_fit_xs) measured_xs.push_back(x);
+  }
+  std::sort(measured_xs.begin(), measured_xs.end());
+  measured_xs.erase(std::unique(measured_xs.begin(), measured_xs.end()), measured_xs.end());
   auto py = [&](double y) { return T + (y1 - y) / (y1 - y0) * (H - T - B); };
   std::string s = svg_open(W, H);
-  s += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}</text>\n", L,
+  s += fmt::format("<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}</text>\n",
                    xml_escape(c.title));
+  if (!c.subtitle.empty())
+    s += fmt::format("<text x=\"10\" y=\"40\" font-size=\"11\" fill=\"#444\">{}</text>\n",
+                     xml_escape(c.subtitle));
   // Axes and grid.
   s += fmt::format(
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#444\"/>\n", L, T,
@@ -109,14 +90,9 @@ std::string render_line_chart(const LineChart& c) {
     s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", L - 6,
                      py(v) + 4, label(v));
   }
-  std::vector<double> xt;
-  if (log) {
-    for (double d = std::pow(10, std::floor(std::log10(x0))); d <= x1 * 1.0001; d *= 10)
-      for (double m : {1.0, 2.0, 5.0})
-        if (d * m >= x0 * 0.9999 && d * m <= x1 * 1.0001) xt.push_back(d * m);
-  } else {
-    xt = ticks(x0, x1, 8);
-  }
+  // A discrete axis (EP) ticks only the values that exist.
+  const std::vector<double> xt =
+      c.discrete_x ? measured_xs : (log ? svg::log_ticks(x0, x1) : ticks(x0, x1, 8));
   for (double v : xt) {
     s += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#eee\"/>\n",
                      px(v), T, px(v), H - B);
@@ -172,9 +148,13 @@ std::string render_line_chart(const LineChart& c) {
 }
 
 std::string render_heatmap(const Heatmap& h) {
-  const int cell_w = 70, cell_h = 30, L = 110, T = 50, B = 60, R = 30;
-  const int W = L + cell_w * static_cast<int>(h.xs.size()) + R,
-            H = T + cell_h * static_cast<int>(h.ys.size()) + B;
+  const int cell_w = 70, cell_h = 30, L = 110, T = 66, B = 60, R = 30;
+  const std::string y_words = h.y_label + " (green outline: pays; grey: does not fit in HBM)";
+  const int W = std::max({L + cell_w * static_cast<int>(h.xs.size()) + R,
+                          20 + static_cast<int>(svg::text_width_px(h.title, 15, true)),
+                          20 + static_cast<int>(svg::text_width_px(h.subtitle, 11)),
+                          20 + static_cast<int>(svg::text_width_px(y_words))});
+  const int H = T + cell_h * static_cast<int>(h.ys.size()) + B;
   double lo = h.center, hi = h.center;
   for (const auto& row : h.values)
     for (double v : row)
@@ -196,6 +176,9 @@ std::string render_heatmap(const Heatmap& h) {
   std::string s = svg_open(W, H);
   s += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}</text>\n", 10,
                    xml_escape(h.title));
+  if (!h.subtitle.empty())
+    s += fmt::format("<text x=\"10\" y=\"40\" font-size=\"11\" fill=\"#444\">{}</text>\n",
+                     xml_escape(h.subtitle));
   for (size_t yi = 0; yi < h.ys.size(); ++yi) {
     const int y = T + cell_h * static_cast<int>(yi);
     s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", L - 6,
@@ -227,8 +210,7 @@ std::string render_heatmap(const Heatmap& h) {
                      T + cell_h * static_cast<int>(h.ys.size()) + 16, xml_escape(h.xs[xi]));
   s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                    L + cell_w * static_cast<int>(h.xs.size()) / 2, H - 15, xml_escape(h.x_label));
-  s += fmt::format("<text x=\"10\" y=\"{}\">{}</text>\n", T - 10,
-                   xml_escape(h.y_label + " (green outline: pays; grey: does not fit in HBM)"));
+  s += fmt::format("<text x=\"10\" y=\"{}\">{}</text>\n", T - 10, xml_escape(y_words));
   return s + "</svg>\n";
 }
 

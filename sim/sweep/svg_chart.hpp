@@ -15,14 +15,17 @@ struct Series {
 
 struct LineChart {
   std::string title;
+  std::string subtitle;  // the settings every point shares beyond the title's
   std::string x_label;
   std::string y_label = "speedup over baseline";
   std::vector<Series> series;
   double reference_y = 1.0;  // drawn as a dashed line (break-even)
+  bool discrete_x = false;   // ticks at the measured x values only (EP sizes)
 };
 
 struct Heatmap {
   std::string title;
+  std::string subtitle;
   std::string x_label;
   std::string y_label;
   std::vector<std::string> xs;              // column labels

@@ -1,0 +1,34 @@
+#include "sim/analysis/caveats.hpp"
+
+namespace ovs {
+
+const std::vector<Caveat>& all_caveats() {
+  static const std::vector<Caveat> all{
+      {"normal-mode-small-batch",
+       "DeepEP normal mode at small batches: its bandwidth is fitted to DeepEP's 4096-token "
+       "tables, its fixed latency is not measured below that, so decode plans that switch to "
+       "normal mode (which `search` may propose) are uncertain."},
+      {"dp-attention",
+       "DP attention is always on: tensor-parallel attention is not built, and no flag or sweep "
+       "field turns DP attention off."},
+      {"mi355x-fp8",
+       "MI355X FP8 GEMM efficiency is taken from BF16 MAMF figures; seed 2's measured kernels "
+       "ran far below that, so MI355X predictions are optimistic."},
+  };
+  return all;
+}
+
+std::vector<Caveat> caveats_for(const Workload& w, const HwProfile& hw) {
+  // DeepEP's normal-mode tables are measured at 4096 tokens per rank (BRIEF section 3).
+  constexpr long long kDeepepNormalMeasuredTokens = 4096;
+  std::vector<Caveat> out;
+  for (const auto& c : all_caveats()) {
+    if (c.key == "normal-mode-small-batch" && w.mode() == DeepepMode::normal &&
+        w.tokens() < kDeepepNormalMeasuredTokens)
+      out.push_back(c);
+    if (c.key == "mi355x-fp8" && hw.arch == "cdna4") out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace ovs

@@ -1,0 +1,106 @@
+#pragma once
+// `overlapsim plan`: from a verdict to a deployment. For a model, a GPU, a phase and a number of
+// GPUs, every candidate (strategy x batch per GPU x EP size x redundant experts x MTP) is run
+// through the what-if; the ones that fit in HBM and run in SGLang's limits give a Pareto frontier
+// of tokens/s per GPU against latency (decode: time per output token; prefill: time to first
+// token of a prompt), and the best point within the latency target comes with SGLang's flags.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/graph/workload.hpp"
+
+namespace ovs {
+
+struct PlanRequest {
+  std::string model = "deepseek-v3";
+  std::string hw = "h800-sxm";
+  Phase phase = Phase::decode;
+  int gpus = 8;
+  int gpus_per_node = 8;
+  double target_ms = 0;  // decode: time per output token; prefill: time to first token
+  // Decode: KV length of every request; prefill: the prompt length of the TTFT target.
+  long long context = 4096;
+  std::vector<std::string> strategies;   // empty: every shipped strategy of the model's family
+  std::vector<long long> tokens;         // batch per GPU (decode: requests); empty: default grid
+  std::vector<int> eps;                  // EP sizes; empty: from the GPU count (plan_eps)
+  std::vector<int> redundant;            // redundant experts; empty: plan_redundant per EP
+  std::string mtp = "auto";              // auto (both where the model gives an acceptance), on, off
+  std::optional<double> mtp_acceptance;  // overrides the model config's mtp.acceptance_rate
+  double imbalance = 1.15;
+  int jobs = 1;
+};
+
+// One candidate and what the what-if made of it.
+struct PlanPoint {
+  std::string strategy;
+  long long tokens_per_gpu = 0;  // decode: requests per GPU
+  int ep = 0;
+  int redundant_experts = 0;
+  bool mtp = false;
+  // Results (when `excluded` is empty).
+  double forward_us = 0;            // one forward pass (one decode step without its MTP draft)
+  double step_us = 0;               // decode: forward + MTP draft; prefill: forward x chunks
+  double latency_ms = 0;            // decode: time per output token; prefill: time to first token
+  double tokens_per_s_per_gpu = 0;  // decode: output tokens; prefill: prompt tokens
+  double memory_gb = 0;
+  bool fits = false;
+  std::string deepep_mode;  // normal | low_latency, as the strategy ran
+  bool cuda_graphs = false;
+  bool split = false;       // ran as two micro-batches
+  std::string excluded;     // why the point has no result ("does not fit in HBM: ...")
+  std::string exclusion;    // its kind: no-fit, sglang-limit, invalid
+  bool deployable = false;  // SGLang runs this strategy for this phase
+  bool on_frontier = false;
+  bool meets_target = false;
+};
+
+// SGLang's launch flags for a point (sglang_flags.cpp).
+struct SglangLaunch {
+  std::vector<std::string> flags;  // "--flag value", in launch order
+  std::vector<std::string> env;    // NAME=VALUE
+  std::vector<std::string> notes;  // what the flags do not say, and what is unsure
+};
+
+struct PlanResult {
+  PlanRequest request;
+  std::string model, hw, arch, family;
+  double hbm_capacity_gb = 0;
+  double mtp_acceptance = 0;  // 0: MTP not searched
+  std::string mtp_source;     // where the acceptance rate came from
+  std::vector<std::string> strategies;
+  std::vector<long long> tokens;
+  std::vector<int> eps;
+  std::vector<PlanPoint> points;  // grid order
+  std::vector<size_t> frontier;   // indices into points, by latency
+  std::vector<std::pair<std::string, std::vector<size_t>>> frontier_by_strategy;
+  std::optional<size_t> best;      // the best point SGLang can run within the target
+  std::optional<size_t> best_any;  // the best within the target of all, when not `best`
+  std::optional<size_t> fastest;   // lowest latency of all that ran (when nothing meets it)
+  SglangLaunch launch;             // for `best`
+  int simulated = 0, no_fit = 0, sglang_limit = 0, invalid = 0;
+  std::vector<std::string> notes;  // assumptions the numbers rest on
+  double seconds = 0;
+};
+
+PlanResult run_plan(const PlanRequest& r);
+
+// The search grid's defaults (documented in the README): batch sizes per GPU by phase, EP sizes
+// that divide the GPUs and span whole nodes (or all the GPUs), redundant experts that let EP
+// divide the physical experts.
+std::vector<long long> default_plan_tokens(Phase phase);
+std::vector<int> plan_eps(int gpus, int gpus_per_node);
+// The fewest redundant experts >= 0 that make EP divide routed + redundant.
+int min_redundant_experts(int routed_experts, int ep);
+
+// Indices of the points not dominated by another (no other has at least the throughput at no
+// more latency, one of them strictly better), by latency ascending; of equal points the first.
+std::vector<size_t> pareto_frontier(const std::vector<std::pair<double, double>>& latency_tput);
+
+// Outputs (plan_report.cpp, plan_chart.cpp).
+void write_plan_table(std::ostream& out, const PlanResult& r);
+void write_plan_json(std::ostream& out, const PlanResult& r);
+std::string plan_csv(const PlanResult& r);
+std::string plan_chart_svg(const PlanResult& r);
+
+}  // namespace ovs
