@@ -179,8 +179,8 @@ TEST_CASE("DeepEP inside the NVLink domain uses NVLink only and RDMA beyond it",
     s.routing.ep_size = 48;
     const DeepepCost c = deepep_cost(gb200, s);
     CHECK(c.routing.nodes == 1);
-    CHECK(c.kernels[0].work.link_bytes[kRdma] == 0);
-    CHECK(c.kernels[0].work.link_bytes[kNvlink] > 0);
+    CHECK(c.kernels[c.transfer].work.link_bytes[kRdma] == 0);
+    CHECK(c.kernels[c.transfer].work.link_bytes[kNvlink] > 0);
   }
 }
 

@@ -203,6 +203,7 @@ DeepepShape LayerBuilder::deepep_shape(const MicroBatch& mb, CommOp op) const {
       physical, m_.topk,         grouped ? m_.expert_groups : 1, grouped ? m_.topk_groups : 1,
       w_.ep,    w_.gpus_per_node};
   s.imbalance = w_.imbalance;
+  s.physical_experts = physical;
   return s;
 }
 
@@ -222,46 +223,142 @@ void LayerBuilder::add_moe_ops(LayerPlan& p, int layer, const MicroBatch& mb,
     gate.kernels.push_back(gemm(hw_, "router", t, m_.routed_experts, h, Dtype::bf16, act + "mlp_in",
                                 L + "router.w", {}));
   p.ops.push_back(gate);
-  p.ops.push_back({"select_experts",
-                   {named("topk", router_topk_cost(hw_, t, m_.routed_experts, m_.topk))},
-                   {},
-                   {}});
-  p.ops.push_back({"dispatch_a", {}, deepep_shape(mb, CommOp::dispatch), {}});
-  p.ops.push_back({"dispatch_b", {}, deepep_shape(mb, CommOp::dispatch), {}});
+  p.ops.push_back(
+      {"select_experts",
+       {named("topk", router_topk_cost(hw_, t, m_.routed_experts, m_.topk)),
+        // logical -> physical expert ids (EPLB's expert location map)
+        named("expert_remap",
+              memory_kernel(
+                  hw_, {"expert_remap", t * m_.topk * 8.0, t * m_.topk * 8.0, 0, t, 0, {}, {}}))},
+       {},
+       {}});
+  const bool normal = w_.mode() == DeepepMode::normal;
+  const DeepepShape ds = deepep_shape(mb, CommOp::dispatch), cs = deepep_shape(mb, CommOp::combine);
+  const DeepepCost dc = deepep_cost(hw_, ds), cc = deepep_cost(hw_, cs);
+  // DeepEP as SGLang's dispatcher calls it (deepep.py): normal mode quantizes the tokens to FP8 in
+  // dispatch_a and launches layout, count exchange and dispatch in dispatch_b, captures an event in
+  // combine_a and launches the combine in combine_b; low-latency sends in the _a halves and
+  // receives (the hook) in the _b halves.
+  OpPlan da{"dispatch_a", {}, ds, {}}, db{"dispatch_b", {}, ds, {}};
+  OpPlan ca{"combine_a", {}, cs, {}}, cb{"combine_b", {}, cs, {}};
+  auto role = [](const char* name, const KernelCost& c) { return named(name, c); };
+  if (normal) {
+    // sglang_per_token_group_quant_fp8 on [T, hidden] (group 128), then topk_ids.to(int64).
+    da.kernels.push_back(named("dispatch_quant", quantize_fp8_cost(hw_, t, h)));
+    da.kernels.push_back(
+        named("topk_ids_cast",
+              memory_kernel(
+                  hw_, {"topk_ids_cast", t * m_.topk * 4.0, t * m_.topk * 8.0, 0, 0, 0, {}, {}})));
+    db.comm_kernels = {role("layout", dc.kernels[0]), role("notify", dc.kernels[1]),
+                       role("dispatch", dc.kernels[2])};
+    cb.comm_kernels = {role("notify", cc.kernels[0]), role("combine", cc.kernels[1])};
+  } else {
+    da.comm_kernels = {role("send", dc.kernels[0]), role("in_flight", dc.kernels[1])};
+    db.comm_kernels = {role("recv", dc.kernels[2])};
+    ca.comm_kernels = {role("send", cc.kernels[0]), role("in_flight", cc.kernels[1])};
+    cb.comm_kernels = {role("recv", cc.kernels[2])};
+  }
+  p.ops.push_back(da);
+  p.ops.push_back(db);
   // Routed experts on the hottest rank: every rank sends t tokens x top-k; the hottest receives
-  // `imbalance` times the mean, spread over its local experts.
+  // `imbalance` times the mean (token-expert rows), spread over its local experts; as tokens, it
+  // receives each once per rank holding any of its experts.
   const int local_experts = w_.physical_experts(m_.routed_experts) / w_.ep;
   const double received = double(t) * m_.topk * w_.imbalance;
+  const double received_tokens = double(t) * dc.routing.ranks_per_token * w_.imbalance;
   const std::int64_t per_expert =
       std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(received / local_experts)));
-  const GemmLayout layout =
-      w_.mode() == DeepepMode::normal ? GemmLayout::contiguous : GemmLayout::masked;
+  const GemmLayout layout = normal ? GemmLayout::contiguous : GemmLayout::masked;
   double bvb = 0;
   const Dtype ed = layer::compute_dtype(hw_, m_.expert_dtype, &bvb);
-  OpPlan experts{"experts", {}, {}, {}};
-  experts.kernels.push_back(gemm(hw_, "experts_gate_up", per_expert, 2LL * m_.moe_inter, h, ed,
-                                 act + "recv", L + "experts.w13", act + "experts_h", local_experts,
-                                 layout, bvb));
   const std::int64_t rows = per_expert * local_experts;
-  experts.kernels.push_back(named("experts_act", swiglu_cost(hw_, rows, m_.moe_inter)));
-  experts.kernels.push_back(gemm(hw_, "experts_down", per_expert, h, m_.moe_inter, ed,
-                                 act + "experts_a", L + "experts.w2", act + "experts_out",
-                                 local_experts, layout, bvb));
+  const double token_fp8 = deepep_token_bytes(Dtype::fp8, h);  // FP8 values + FP32 scales
+  OpPlan experts{"experts", {}, {}, {}};
+  auto& ek = experts.kernels;
+  const bool hopper_scales = hw_.arch == "hopper";  // no UE8M0 scales: TMA-aligned FP32 scales
+  if (normal) {
+    // DeepGEMM contiguous path (moe_runner/deep_gemm.py): ep_scatter's two Triton kernels (per
+    // expert offsets; each received token and its scales copied to every one of its local
+    // experts' rows), the scale layout for TMA, grouped GEMMs, silu_and_mul and a per-token-group
+    // quant between them, and ep_gather summing each token's top-k rows with their weights.
+    ek.push_back(named("ep_scatter_offsets",
+                       memory_kernel(hw_, {"ep_scatter_offsets",
+                                           received * 8.0,
+                                           double(local_experts) * 8.0 + received * 4.0,
+                                           0,
+                                           0,
+                                           1,
+                                           {},
+                                           {}})));
+    ek.push_back(named("ep_scatter", memory_kernel(hw_, {"ep_scatter",
+                                                         received_tokens * token_fp8,
+                                                         double(rows) * token_fp8,
+                                                         0,
+                                                         0,
+                                                         0,
+                                                         {},
+                                                         act + "recv"})));
+    if (hopper_scales)
+      ek.push_back(named(
+          "scale_align",
+          memory_kernel(
+              hw_, {"scale_align", rows * h / 128.0 * 4, rows * h / 128.0 * 4, 0, 0, 0, {}, {}})));
+  } else if (hopper_scales) {
+    // Masked path (decode): the received FP32 scales made MN-major and TMA-aligned.
+    ek.push_back(named(
+        "scale_align",
+        memory_kernel(
+            hw_, {"scale_align", rows * h / 128.0 * 4, rows * h / 128.0 * 4, 0, 0, 0, {}, {}})));
+  }
+  ek.push_back(gemm(hw_, "experts_gate_up", per_expert, 2LL * m_.moe_inter, h, ed, act + "recv",
+                    L + "experts.w13", act + "experts_h", local_experts, layout, bvb));
+  if (normal) {
+    ek.push_back(named("experts_act", swiglu_cost(hw_, rows, m_.moe_inter, false)));
+    ek.push_back(named("experts_act_quant", quantize_fp8_cost(hw_, rows, m_.moe_inter)));
+    if (hopper_scales)
+      ek.push_back(named("scale_align_down", memory_kernel(hw_, {"scale_align",
+                                                                 rows * m_.moe_inter / 128.0 * 4,
+                                                                 rows * m_.moe_inter / 128.0 * 4,
+                                                                 0,
+                                                                 0,
+                                                                 0,
+                                                                 {},
+                                                                 {}})));
+  } else {
+    // silu_and_mul_masked_post_quant: SiLU, multiply and FP8 quant in one Triton kernel.
+    ek.push_back(named("experts_act", swiglu_cost(hw_, rows, m_.moe_inter, true)));
+  }
+  ek.push_back(gemm(hw_, "experts_down", per_expert, h, m_.moe_inter, ed, act + "experts_a",
+                    L + "experts.w2", act + "experts_out", local_experts, layout, bvb));
+  if (normal)
+    ek.push_back(named("ep_gather", memory_kernel(hw_, {"ep_gather",
+                                                        double(rows) * h * 2.0,
+                                                        received_tokens * h * 2.0,
+                                                        double(rows) * h * 2.0,
+                                                        0,
+                                                        0,
+                                                        act + "experts_out",
+                                                        {}})));
   p.ops.push_back(experts);
-  p.ops.push_back({"combine_a", {}, deepep_shape(mb, CommOp::combine), {}});
-  p.ops.push_back({"combine_b", {}, deepep_shape(mb, CommOp::combine), {}});
+  p.ops.push_back(ca);
+  p.ops.push_back(cb);
   OpPlan shared{"shared_experts", {}, {}, {}};
   if (m_.shared_experts > 0) {
+    // DeepseekV2MLP: gate_up (quant + DeepGEMM), SiluAndMul, down (quant + DeepGEMM).
     const std::int64_t inter = std::int64_t(m_.moe_inter) * m_.shared_experts;
     shared.kernels.push_back(named("shared_quant", quantize_fp8_cost(hw_, t, h)));
     shared.kernels.push_back(gemm(hw_, "shared_gate_up", t, 2 * inter, h, Dtype::fp8,
                                   act + "mlp_in", L + "shared.w13", {}));
-    shared.kernels.push_back(named("shared_act", swiglu_cost(hw_, t, static_cast<int>(inter))));
+    shared.kernels.push_back(
+        named("shared_act", swiglu_cost(hw_, t, static_cast<int>(inter), false)));
+    shared.kernels.push_back(
+        named("shared_down_quant", quantize_fp8_cost(hw_, t, static_cast<int>(inter))));
     shared.kernels.push_back(
         gemm(hw_, "shared_down", t, h, inter, Dtype::fp8, {}, L + "shared.w2", act + "shared_out"));
     shared.kernel_deps = {{"shared_quant", "shared_gate_up"},
                           {"shared_gate_up", "shared_act"},
-                          {"shared_act", "shared_down"}};
+                          {"shared_act", "shared_down_quant"},
+                          {"shared_down_quant", "shared_down"}};
   }
   p.ops.push_back(shared);
   p.ops.push_back({"output", {named("moe_output_add", residual_add_cost(hw_, t, h))}, {}, {}});

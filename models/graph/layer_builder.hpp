@@ -27,6 +27,9 @@ struct OpPlan {
   std::string op;
   std::vector<OpKernel> kernels;    // compute ops
   std::optional<DeepepShape> comm;  // dispatch_* / combine_*: DeepEP
+  // The DeepEP kernels this op launches, named by role: normal "layout", "notify", "dispatch",
+  // "combine" (DeepEP's stream); low-latency "send", "in_flight" (no SM), "recv" (polls).
+  std::vector<OpKernel> comm_kernels;
   std::vector<std::pair<std::string, std::string>>
       kernel_deps;  // (producer, consumer) inside the op
 };

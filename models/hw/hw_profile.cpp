@@ -122,11 +122,10 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
         static_cast<int>(num.read_opt(mm, "cta_registers_per_thread", {0, 1024}, 0));
   }
   {
-    yaml::Map c(
-        m.required("comm"),
-        {"deepep_normal_sms", "normal_nvlink_efficiency", "normal_rdma_efficiency",
-         "ll_nvlink_efficiency", "ll_rdma_efficiency", "ll_latency_us", "ll_latency_per_log2_ep_us",
-         "ll_send_sms", "collective_efficiency", "collective_sms"});
+    yaml::Map c(m.required("comm"),
+                {"deepep_normal_sms", "normal_nvlink_efficiency", "normal_rdma_efficiency",
+                 "ll_nvlink_efficiency", "ll_rdma_efficiency", "ll_latency_us",
+                 "ll_latency_per_log2_ep_us", "collective_efficiency", "collective_sms"});
     CommParams& p = k.comm;
     p.deepep_normal_sms = static_cast<int>(num.read(c, "deepep_normal_sms", {1, double(sm_count)}));
     p.normal_nvlink_efficiency = num.read(c, "normal_nvlink_efficiency", yaml::kFraction);
@@ -135,7 +134,6 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
     p.ll_rdma_efficiency = num.read(c, "ll_rdma_efficiency", yaml::kFraction);
     p.ll_latency_us = num.read(c, "ll_latency_us", yaml::kNonNegative);
     p.ll_latency_per_log2_ep_us = num.read(c, "ll_latency_per_log2_ep_us", yaml::kNonNegative);
-    p.ll_send_sms = static_cast<int>(num.read(c, "ll_send_sms", {1, double(sm_count)}));
     p.collective_efficiency = num.read(c, "collective_efficiency", yaml::kFraction);
     p.collective_sms = static_cast<int>(num.read(c, "collective_sms", {1, double(sm_count)}));
   }

@@ -59,7 +59,6 @@ struct CommParams {
   double ll_rdma_efficiency = 1;
   double ll_latency_us = 0;              // low-latency: fixed part ...
   double ll_latency_per_log2_ep_us = 0;  // ... plus this per doubling of the EP size
-  int ll_send_sms = 1;                   // SMs the send/receive kernels hold briefly
   double collective_efficiency = 1;      // all-gather / reduce-scatter on NVLink
   int collective_sms = 16;               // SMs an NCCL collective holds
 };

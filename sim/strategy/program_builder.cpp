@@ -11,6 +11,8 @@ namespace {
 
 constexpr int kCompute = 0;
 constexpr int kDeepep = 1;
+constexpr int kNetA = 2;  // data in flight of micro-batch A / B (program streams net.A, net.B)
+constexpr int kNetB = 3;
 
 // One micro-batch's ops, layer after layer, cut into stages.
 struct StagedOp {
@@ -137,9 +139,13 @@ class Builder {
 
   int launch(const KernelCost& c, int stream, const KernelInfo& info, int sm_cap = 0) {
     KernelSpec k = c.spec(stream);
+    if (sm_cap > 0) k.sm_cap = k.sm_cap > 0 ? std::min(k.sm_cap, sm_cap) : sm_cap;
+    return launch_spec(std::move(k), info);
+  }
+
+  int launch_spec(KernelSpec k, const KernelInfo& info) {
     KernelInfo info_with_stage = info;
     if (info.layer >= 0) info_with_stage.stage = cur_stage_;
-    if (sm_cap > 0) k.sm_cap = k.sm_cap > 0 ? std::min(k.sm_cap, sm_cap) : sm_cap;
     k.op = info.op;
     k.micro_batch = info.micro_batch;
     if (info.comm && k.category.empty()) k.category = "comm";
@@ -149,7 +155,8 @@ class Builder {
     const int id = static_cast<int>(p.kernels.size()) - 1;
     // Data in flight is not a host launch: it follows the send kernel by itself.
     std::optional<double> host_us;
-    if (c.fixed_sms == 0 && c.work.ctas == 0) host_us = 0.0;
+    const KernelSpec& kk = p.kernels.back();
+    if (kk.fixed_sms == 0 && kk.work.ctas == 0) host_us = 0.0;
     p.actions.push_back({LaunchAction{id, host_us}, info.op});
     if (!host_us) ++out_.launch_count;
     return id;
@@ -176,6 +183,8 @@ class Builder {
     if (p.launch_mode == LaunchMode::eager && hw_.kernels.framework_op_us > 0)
       p.actions.push_back({DelayAction{hw_.kernels.framework_op_us, label}, label});
     if (op.comm) {
+      // Compute kernels of a DeepEP op (normal mode's FP8 quant in dispatch_a) come first.
+      for (const auto& k : op.kernels) launch_compute(k, so.layer, op.op, m);
       run_comm(so, m);
       return;
     }
@@ -221,12 +230,20 @@ class Builder {
     throw std::logic_error("unknown stream " + name);
   }
 
-  // DeepEP, as SGLang drives it (seed 1): the communication kernel is launched by the _a half and
-  // waited on by the _b half. Normal mode: dispatch_a prepares the tokens and records an event;
-  // dispatch_b runs the layout/count exchange, blocks the host until the counts arrive, launches
-  // the dispatch and makes the compute stream wait. combine_a launches the combine after the
-  // compute stream's event; combine_b makes the compute stream wait. Low-latency mode: _a sends
-  // (a kernel on the compute stream; the data then flies without SMs), _b receives.
+  // DeepEP, as SGLang drives it (../shared/data/sglang_kernels.md section 4). Normal mode:
+  // dispatch_a records the compute stream's event; dispatch_b makes DeepEP's stream wait for it,
+  // runs the layout and the count exchange there, blocks the host until the counts arrive, then
+  // launches the dispatch and makes the compute stream wait for it. combine_a only records an
+  // event; combine_b launches the barrier and the combine on DeepEP's stream and makes the compute
+  // stream wait. Low-latency: the _a halves launch the send phase on the compute stream (the data
+  // then flies on the links, holding no SM); the _b halves launch the receive phase (the hook),
+  // which holds its SMs polling until the last token has arrived.
+  const OpKernel& comm_kernel(const OpPlan& op, const char* role) const {
+    for (const auto& k : op.comm_kernels)
+      if (k.name == role) return k;
+    throw std::logic_error("DeepEP op " + op.op + " has no '" + role + "' kernel");
+  }
+
   void run_comm(const StagedOp& so, int m) {
     const OpPlan& op = *so.op;
     const DeepepShape& shape = *op.comm;
@@ -234,49 +251,44 @@ class Builder {
     const bool first_half = op.op == "dispatch_a" || op.op == "combine_a";
     const std::string base = dispatch ? "dispatch" : "combine";
     KernelInfo info{so.layer, op.op, m, "", true};
-    const DeepepCost cost = deepep_cost(hw_, shape);
+    auto launch_role = [&](const char* role, int stream) {
+      info.kernel = role;
+      return launch(comm_kernel(op, role).cost, stream, info);
+    };
     if (shape.mode == DeepepMode::normal) {
-      if (dispatch && first_half) {
-        record(ev(so.layer, m, "dispatch_input"), kCompute);
+      if (first_half) {
+        record(ev(so.layer, m, base + "_input"), kCompute);
         return;
       }
+      wait(ev(so.layer, m, base + "_input"), kDeepep);
       if (dispatch) {
-        wait(ev(so.layer, m, "dispatch_input"), kDeepep);
-        info.kernel = "notify";
-        launch(deepep_notify_cost(hw_, shape), kDeepep, info);
+        launch_role("layout", kDeepep);
+        launch_role("notify", kDeepep);
         record(ev(so.layer, m, "counts"), kDeepep);
         block(ev(so.layer, m, "counts"));
-        info.kernel = "dispatch";
-        launch(cost.kernels[0], kDeepep, info);
-        record(ev(so.layer, m, "dispatched"), kDeepep);
-        wait(ev(so.layer, m, "dispatched"), kCompute);
-        return;
+        launch_role("dispatch", kDeepep);
+      } else {
+        launch_role("notify", kDeepep);
+        launch_role("combine", kDeepep);
       }
-      if (first_half) {
-        record(ev(so.layer, m, "combine_input"), kCompute);
-        wait(ev(so.layer, m, "combine_input"), kDeepep);
-        info.kernel = "combine";
-        launch(cost.kernels[0], kDeepep, info);
-        record(ev(so.layer, m, "combined"), kDeepep);
-        return;
-      }
-      wait(ev(so.layer, m, "combined"), kCompute);
+      record(ev(so.layer, m, base + "_done"), kDeepep);
+      wait(ev(so.layer, m, base + "_done"), kCompute);
       return;
     }
-    const int net = m ? 3 : 2;
+    const int net = m ? kNetB : kNetA;
     if (first_half) {
-      info.kernel = "send";
-      launch(cost.kernels[0], kCompute, info);
+      launch_role("send", kCompute);
       record(ev(so.layer, m, base + "_sent"), kCompute);
       wait(ev(so.layer, m, base + "_sent"), net);
-      info.kernel = "in_flight";
-      launch(cost.kernels[1], net, info);
+      launch_role("in_flight", net);
       record(ev(so.layer, m, base + "_arrived"), net);
       return;
     }
-    wait(ev(so.layer, m, base + "_arrived"), kCompute);
+    // The hook: the same kernel's receive phase, polling on its SMs for the data in flight.
     info.kernel = "recv";
-    launch(cost.kernels[2], kCompute, info);
+    KernelSpec recv = comm_kernel(op, "recv").cost.spec(kCompute);
+    recv.spin_on_event = event_id(ev(so.layer, m, base + "_arrived"));
+    launch_spec(std::move(recv), info);
   }
 
   const LayerBuilder& lb_;
