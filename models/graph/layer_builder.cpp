@@ -69,13 +69,26 @@ LayerBuilder::LayerBuilder(const ModelConfig& model, const HwProfile& hw, const 
   // Physical experts (routed + redundant copies, SGLang's --ep-num-redundant-experts) are spread
   // evenly: EP48 runs DeepSeek's 256 experts with 32 redundant ones, 288 = 6 x 48.
   const int physical = w.physical_experts(model.routed_experts);
-  if (w.ep <= 0 || physical % w.ep != 0)
+  if (w.ep <= 0 || physical % w.ep != 0) {
+    // Suggest what works: the redundant copies that make this EP divide the experts, and the EP
+    // sizes that divide them as they are.
+    std::string fix;
+    if (w.ep > 0) {
+      const int need = (physical + w.ep - 1) / w.ep * w.ep;
+      fix = "; with EP " + std::to_string(w.ep) + " use --redundant-experts " +
+            std::to_string(w.redundant_experts + need - physical) + " (" + std::to_string(need) +
+            " = " + std::to_string(need / w.ep) + " x " + std::to_string(w.ep) + ")";
+    }
+    std::string sizes;
+    for (int e = 2; e <= physical; ++e)
+      if (physical % e == 0) sizes += (sizes.empty() ? "" : ", ") + std::to_string(e);
     throw InputError("", 0, "ep",
                      "EP " + std::to_string(w.ep) + " must divide the " + std::to_string(physical) +
                          " physical experts of " + model.name + " (" +
                          std::to_string(model.routed_experts) + " routed + " +
-                         std::to_string(w.redundant_experts) +
-                         " redundant; --redundant-experts adds copies)");
+                         std::to_string(w.redundant_experts) + " redundant)" + fix +
+                         "; EP sizes that divide " + std::to_string(physical) + ": " + sizes);
+  }
   if (w.gpus_per_node <= 0) throw InputError("", 0, "gpus-per-node", "must be > 0");
   if (!(w.imbalance >= 1.0))
     throw InputError("", 0, "imbalance", "must be >= 1 (the hottest rank over the mean)");
