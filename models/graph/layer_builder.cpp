@@ -172,15 +172,43 @@ LayerPlan LayerBuilder::build(int layer, const MicroBatch& mb, const std::string
 
 const LayerPlan& LayerBuilder::plan(int layer, const MicroBatch& mb,
                                     const std::string& mb_name) const {
-  // Memoized: searches build many programs from the same layers.
-  std::string key = std::to_string(layer) + "|" + mb_name + "|" + std::to_string(mb.tokens) + "|" +
-                    std::to_string(mb.sequences);
+  // Memoized per kind of layer, not per layer: identical layers (58 MoE layers of V3) share one
+  // plan whose tensors are scoped to "the layer it is launched for" (the program builder fills
+  // the index in), so each shape is costed once.
+  const bool hashed = m_.family == ModelFamily::v4 && layer < m_.dense_layers + m_.hash_layers;
+  std::string key = layer_type(layer) + (hashed ? "#hash" : "") + "|" + mb_name + "|" +
+                    std::to_string(mb.tokens) + "|" + std::to_string(mb.sequences);
   for (const auto& s : mb.segments)
     key += "|" + std::to_string(s.q_len) + "x" + std::to_string(s.kv_len) + "x" +
            std::to_string(s.count);
   auto it = memo_.find(key);
   if (it != memo_.end()) return it->second;
-  return memo_.emplace(key, build_uncached(layer, mb, mb_name)).first->second;
+  LayerPlan p = build_uncached(layer, mb, mb_name);
+  scope_tensors(p, layer);
+  return memo_.emplace(key, std::move(p)).first->second;
+}
+
+// Tensors named "L<layer>.x" become "x" scoped to the layer the kernel runs for.
+void LayerBuilder::scope_tensors(LayerPlan& p, int layer) {
+  const std::string prefix = "L" + std::to_string(layer) + ".";
+  auto scope = [&](std::vector<TensorAccess>& list) {
+    for (auto& t : list)
+      if (t.tensor.rfind(prefix, 0) == 0) {
+        t.tensor.erase(0, prefix.size());
+        t.scope = TensorAccess::kThisLayer;
+      }
+  };
+  for (auto& op : p.ops) {
+    for (auto& k : op.kernels) {
+      scope(k.cost.work.reads);
+      scope(k.cost.work.writes);
+    }
+    for (auto& k : op.comm_kernels) {
+      scope(k.cost.work.reads);
+      scope(k.cost.work.writes);
+    }
+  }
+  p.index = -1;  // shared by every layer of its kind
 }
 
 LayerPlan LayerBuilder::build_uncached(int layer, const MicroBatch& mb,

@@ -56,7 +56,8 @@ class LayerBuilder {
   std::vector<std::string> kernel_names(const std::string& type, const std::string& op) const;
 
   LayerPlan build(int layer, const MicroBatch& mb, const std::string& mb_name) const;
-  // The same, memoized: valid as long as the builder lives.
+  // The same, memoized per kind of layer (layers of one type share the plan; their tensors are
+  // scoped kThisLayer): valid as long as the builder lives.
   const LayerPlan& plan(int layer, const MicroBatch& mb, const std::string& mb_name) const;
   std::vector<OpKernel> prologue(const MicroBatch& mb) const;  // embedding lookup
   std::vector<OpKernel> epilogue(const MicroBatch& mb) const;  // final norm, LM head
@@ -76,6 +77,7 @@ class LayerBuilder {
   Workload w_;  // a copy: callers often pass a temporary
   std::vector<std::pair<std::string, OpGraph>> graphs_;
   LayerPlan build_uncached(int layer, const MicroBatch& mb, const std::string& mb_name) const;
+  static void scope_tensors(LayerPlan& p, int layer);
   mutable std::map<std::string, LayerPlan> memo_;  // not shared between threads
 };
 

@@ -28,6 +28,11 @@ std::optional<Link> parse_link(std::string_view name);
 struct TensorAccess {
   std::string tensor;
   double bytes = 0;
+  // The layer the tensor belongs to (tensors of different layers share names: "qkv_a.w" of
+  // layer 5 is not that of layer 6); -1: a tensor of the whole model; kThisLayer: the layer the
+  // kernel is launched for (a layer plan shared by identical layers; the program builder fills it).
+  int scope = -1;
+  static constexpr int kThisLayer = -2;
 };
 
 // What one CTA of a kernel takes from the SM it runs on. The block scheduler places a CTA on an SM

@@ -63,8 +63,10 @@ class Run {
     for (const auto& k : p.kernels) {
       models_.push_back(make_kernel_model(hw, k));
       auto& m = models_.back();
-      for (const auto& r : k.work.reads) m.reads.emplace_back(l2_.intern(r.tensor), r.bytes);
-      for (const auto& w : k.work.writes) m.writes.emplace_back(l2_.intern(w.tensor), w.bytes);
+      for (const auto& r : k.work.reads)
+        m.reads.emplace_back(l2_.intern(r.tensor, r.scope), r.bytes);
+      for (const auto& w : k.work.writes)
+        m.writes.emplace_back(l2_.intern(w.tensor, w.scope), w.bytes);
       pool_.set_share(static_cast<int>(models_.size()) - 1, m.share, m.occupancy);
     }
     kr_.resize(p.kernels.size());

@@ -4,8 +4,10 @@
 
 namespace ovs {
 
-int L2Tracker::intern(const std::string& tensor) {
-  auto [it, inserted] = ids_.try_emplace(tensor, static_cast<int>(last_touch_.size()));
+int L2Tracker::intern(const std::string& tensor, int scope) {
+  const auto name = names_.try_emplace(tensor, static_cast<int>(names_.size())).first->second;
+  const std::int64_t key = (std::int64_t(name) << 32) | std::uint32_t(scope);
+  auto [it, inserted] = ids_.try_emplace(key, static_cast<int>(last_touch_.size()));
   if (inserted) {
     last_touch_.push_back(-1.0);
     readers_.push_back(0);

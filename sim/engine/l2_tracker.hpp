@@ -3,6 +3,7 @@
 // bytes of DRAM traffic have streamed through L2 since it was last touched (an LRU of the size
 // of L2), or if another running kernel is reading it right now (the second reader's lines are
 // in flight already). Partial residency is proportional.
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -13,7 +14,7 @@ class L2Tracker {
  public:
   explicit L2Tracker(double l2_size_bytes) : l2_size_bytes_(l2_size_bytes) {}
 
-  int intern(const std::string& tensor);
+  int intern(const std::string& tensor, int scope = -1);
   double resident_fraction(int id, double bytes) const;
   void begin_read(int id) { ++readers_[id]; }
   void end_read(int id) { --readers_[id]; }
@@ -23,8 +24,9 @@ class L2Tracker {
  private:
   double l2_size_bytes_;
   double streamed_bytes_ = 0;
-  std::unordered_map<std::string, int> ids_;
-  std::vector<double> last_touch_;  // streamed_bytes_ at last touch; < 0 never touched
+  std::unordered_map<std::string, int> names_;  // name -> name id
+  std::unordered_map<std::int64_t, int> ids_;   // (name id, scope) -> tensor id
+  std::vector<double> last_touch_;              // streamed_bytes_ at last touch; < 0 never touched
   std::vector<int> readers_;
 };
 

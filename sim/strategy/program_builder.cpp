@@ -144,6 +144,10 @@ class Builder {
   }
 
   int launch_spec(KernelSpec k, const KernelInfo& info) {
+    // A shared layer plan's tensors belong to the layer this kernel is launched for.
+    for (auto* list : {&k.work.reads, &k.work.writes})
+      for (auto& t : *list)
+        if (t.scope == TensorAccess::kThisLayer) t.scope = info.layer;
     KernelInfo info_with_stage = info;
     if (info.layer >= 0) info_with_stage.stage = cur_stage_;
     k.op = info.op;
