@@ -24,9 +24,11 @@ struct KernelRun {
   double remaining = 1;                    // fraction of the work left
   double latency_left = 0;                 // us of fixed latency left
   double rate = 0;                         // fraction per us
+  double end_us = 0;                       // finish time as of the last next_time()
   double cap = 0;                          // rate ceiling with `cap_resident` CTAs (cached)
   int cap_resident = -1;                   // -1: cap not computed yet
-  int priority = 0;                        // its stream's priority
+  int stream = 0;                          // copied at launch: the host runs far ahead of
+  int priority = 0;                        // the GPU, so the KernelSpec is cold at the end
   std::array<double, kNumShared> usage{};  // bytes per unit of progress, after L2 resolution
   std::int64_t enqueue_seq = 0;
   double ready_us = 0;
@@ -120,6 +122,7 @@ class Run {
       const KernelSpec& spec = p_.kernels[k];
       kr_[k].state = KState::queued;
       kr_[k].enqueue_seq = enqueue_seq_++;
+      kr_[k].stream = spec.stream;
       kr_[k].priority = streams_[spec.stream].priority;
       if (spec.spin_on_event >= 0) kr_[k].spin_record = latest_record_[spec.spin_on_event];
       push_item(spec.stream, {StreamItem::kernel, k});
@@ -346,17 +349,25 @@ class Run {
     ++done_count_;
     gpu_end_ = std::max(gpu_end_, t_);
     obs_->on_kernel_end(t_, k);
-    mark_stream(p_.kernels[k].stream);
+    mark_stream(r.stream);
     rates_dirty_ = true;
   }
 
+  // The host, the streams and the SMs, again until none of them moves. Each step is skipped when
+  // its own test says it cannot move (the same test it starts with).
   void settle() {
     bool again = true;
     while (again) {
-      again = step_host();
-      again |= step_streams();
-      again |= assign_ctas();
+      again = host_may_move() && step_host();
+      if (streams_dirty_) again |= step_streams();
+      if (capacity_freed_ || ready_added_) again |= assign_ctas();
     }
+  }
+
+  bool host_may_move() const {
+    if (pending_action_ >= 0) return !(host_free_at_ > t_);
+    if (blocked_on_ >= 0) return records_[blocked_on_].fired;
+    return action_ < p_.actions.size();
   }
 
   // ---- fluid rates -------------------------------------------------------------------------
@@ -443,10 +454,15 @@ class Run {
     return t_ + r.remaining / r.rate;
   }
 
-  double next_time() const {
+  // The next event time; keeps each running kernel's finish time for advance().
+  double next_time() {
     double next = kInf;
     if (pending_action_ >= 0) next = host_free_at_;
-    for (int k : running_) next = std::min(next, finish_time(kr_[k]));
+    for (int k : running_) {
+      KernelRun& r = kr_[k];
+      r.end_us = finish_time(r);
+      next = std::min(next, r.end_us);
+    }
     return next;
   }
 
@@ -457,7 +473,7 @@ class Run {
     for (int k : running_) {
       KernelRun& r = kr_[k];
       if (r.spinning) continue;
-      const double end = finish_time(r);
+      const double end = r.end_us;  // finish_time(r), from next_time()
       if (r.latency_left > 0) {
         if (end <= next) {
           r.latency_left = 0;

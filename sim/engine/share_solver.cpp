@@ -13,18 +13,12 @@ void ShareSolver::grow() {
 }
 
 void ShareSolver::solve() {
-  solved_ = true;
-  const size_t R = static_cast<size_t>(num_resources_);
-  if (last_valid_ && n_ == last_n_ && same_bits(cap_.data(), last_cap_.data(), n_) &&
-      same_bits(usage_.data(), last_usage_.data(), n_ * R))
-    return;
   // The engine's common problem has the four GPU-wide resources: a fixed count lets the
   // compiler unroll the loops over resources. Both give the same bits.
   if (num_resources_ == 4)
     solve_with<4>();
   else
     solve_with<0>();
-  last_valid_ = true;
 }
 
 // R > 0: the number of resources, fixed at compile time; 0: num_resources_.

@@ -17,30 +17,15 @@ class ShareSolver {
  public:
   explicit ShareSolver(int num_resources) : num_resources_(num_resources) {}
 
-  void set_capacities(const std::vector<double>& capacity) {
-    if (capacity.size() == capacity_.size() &&
-        same_bits(capacity.data(), capacity_.data(), capacity.size()))
-      return;
-    capacity_ = capacity;
-    last_valid_ = false;
-  }
+  void set_capacities(const std::vector<double>& capacity) { capacity_ = capacity; }
   // A new problem with another number of resources (per-SM-group resources come and go).
   void reset(int num_resources) {
-    if (num_resources != num_resources_) last_valid_ = false;
     num_resources_ = num_resources;
     clear();
   }
   int num_resources() const { return num_resources_; }
   // Starts a new problem with the same resources and capacities.
-  void clear() {
-    if (solved_) {  // keep the problem just solved: the next one is often the same
-      cap_.swap(last_cap_);
-      usage_.swap(last_usage_);
-      last_n_ = n_;
-      solved_ = false;
-    }
-    n_ = 0;
-  }
+  void clear() { n_ = 0; }
   // Adds a consumer; usage has num_resources entries. Returns its index.
   int add(double cap, const double* usage) {
     const size_t R = static_cast<size_t>(num_resources_);
@@ -49,8 +34,7 @@ class ShareSolver {
     std::memcpy(usage_.data() + n_ * R, usage, R * sizeof(double));
     return n_++;
   }
-  // Solves; rate()[j] is x_j. A problem identical to the last one solved (same bits) keeps its
-  // rates without solving again.
+  // Solves; rate()[j] is x_j.
   void solve();
   const std::vector<double>& rate() const { return rate_; }
   int size() const { return n_; }
@@ -59,22 +43,12 @@ class ShareSolver {
   template <int R>
   void solve_with();
   void grow();
-  static bool same_bits(const double* a, const double* b, size_t count) {
-    return count == 0 || std::memcmp(a, b, count * sizeof(double)) == 0;
-  }
-
   int num_resources_;
   int n_ = 0;  // consumers in the problem
   std::vector<double> capacity_;
   std::vector<double> cap_;    // first n_ entries
   std::vector<double> usage_;  // consumer-major, first n_ x num_resources_ entries
   std::vector<double> rate_;
-  // The last problem solved, whose answer rate_ holds while last_valid_.
-  std::vector<double> last_cap_;
-  std::vector<double> last_usage_;
-  int last_n_ = 0;
-  bool last_valid_ = false;
-  bool solved_ = false;  // cap_ and usage_ are the problem rate_ answers
   // scratch
   std::vector<double> dominant_;
   std::vector<char> active_;
