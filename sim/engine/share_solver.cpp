@@ -1,9 +1,26 @@
 #include "sim/engine/share_solver.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace ovs {
+
+int ShareSolver::add(double cap, const double* usage) {
+  const size_t R = static_cast<size_t>(num_resources_);
+  if (static_cast<size_t>(n_) >= cap_.size() || (n_ + 1) * R > usage_.size()) grow();
+  cap_[n_] = cap;
+  double* row = usage_.data() + n_ * R;
+  if (R == 4) {  // the common case, without a call to memcpy
+    row[0] = usage[0];
+    row[1] = usage[1];
+    row[2] = usage[2];
+    row[3] = usage[3];
+  } else {
+    std::memcpy(row, usage, R * sizeof(double));
+  }
+  return n_++;
+}
 
 void ShareSolver::grow() {
   const size_t n = std::max<size_t>(8, 2 * static_cast<size_t>(n_ + 1));
@@ -46,7 +63,8 @@ void ShareSolver::solve_with() {
 #pragma GCC unroll 4
     for (int r = 0; r < nr; ++r) fits = fits && slope[r] <= capacity[r];
     if (fits) {
-      rate_.assign(cap, cap + n);
+      rate_.resize(n);
+      for (int j = 0; j < n; ++j) rate_[j] = cap[j];
       return;
     }
   }

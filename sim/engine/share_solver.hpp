@@ -27,13 +27,7 @@ class ShareSolver {
   // Starts a new problem with the same resources and capacities.
   void clear() { n_ = 0; }
   // Adds a consumer; usage has num_resources entries. Returns its index.
-  int add(double cap, const double* usage) {
-    const size_t R = static_cast<size_t>(num_resources_);
-    if (static_cast<size_t>(n_) >= cap_.size() || (n_ + 1) * R > usage_.size()) grow();
-    cap_[n_] = cap;
-    std::memcpy(usage_.data() + n_ * R, usage, R * sizeof(double));
-    return n_++;
-  }
+  int add(double cap, const double* usage);
   // Solves; rate()[j] is x_j.
   void solve();
   const std::vector<double>& rate() const { return rate_; }
