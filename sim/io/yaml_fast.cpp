@@ -1,102 +1,15 @@
 #include "sim/io/yaml_fast.hpp"
 
+#include "sim/io/yaml_fast_text.hpp"
+
 namespace ovs::yaml {
 
 namespace {
+using namespace fast_text;
+
 struct Unsupported {};  // outside the subset: the caller falls back to yaml-cpp
 
 constexpr int kMaxDepth = 64;
-
-bool space_or_end(char c) {
-  return c == ' ' || c == '\n' || c == '\0';
-}
-bool flow_indicator(char c) {
-  return c == ',' || c == '[' || c == ']' || c == '{' || c == '}';
-}
-
-// Character classes: one table lookup per character on the hot paths.
-enum : std::uint8_t {
-  kIndicator = 1,  // starts something other than a plain scalar: &*!|>%@`#,[]{}"'
-  kFlowStop = 2,   // may end a plain scalar in a flow collection: ,[]{}:#? newline end
-  kBlockStop = 4,  // may end a plain scalar on a block line: :# newline end
-  kKeyBad = 8,     // not in a plain key we read: ,[]{}#&*!|>'"%@`?
-  kText = 16,      // printable ASCII
-};
-struct CharTable {
-  std::uint8_t c[256] = {};
-  constexpr CharTable() {
-    for (int i = 0x20; i < 0x7f; ++i) c[i] |= kText;
-    mark("&*!|>%@`#,[]{}\"'", kIndicator);
-    mark(",[]{}:#?\n", kFlowStop);
-    mark(":#\n", kBlockStop);
-    mark(",[]{}#&*!|>'\"%@`?", kKeyBad);
-    c[0] |= kFlowStop | kBlockStop;
-  }
-  constexpr void mark(const char* p, std::uint8_t cls) {
-    for (; *p; ++p) c[static_cast<unsigned char>(*p)] |= cls;
-  }
-  bool is(char ch, std::uint8_t cls) const {
-    return (c[static_cast<unsigned char>(ch)] & cls) != 0;
-  }
-};
-constexpr CharTable kChars;
-
-// Plain scalars that yaml-cpp reads as null.
-bool null_word(std::string_view t) {
-  return t == "~" || t == "null" || t == "Null" || t == "NULL";
-}
-
-// Characters that start something other than a plain scalar (or that yaml-cpp may read
-// differently): anchors, aliases, tags, block scalars, directives, reserved, flow indicators.
-bool bad_plain_start(char c, char next) {
-  if (kChars.is(c, kIndicator)) return true;
-  if ((c == '-' || c == '?' || c == ':') && space_or_end(next)) return true;
-  return c == '?' || c == ':';
-}
-
-// Every byte must be printable ASCII, a newline or well-formed UTF-8 (yaml-cpp replaces bad
-// UTF-8); no tabs, carriage returns or NULs, no byte-order mark, no Unicode line breaks.
-bool plain_text(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (kChars.is(s[i], kText) || c == '\n') {
-      ++i;
-      continue;
-    }
-    if (c < 0x80) {
-      if (c < 0x20 && c != '\n') return false;
-      if (c == 0x7f) return false;
-      ++i;
-      continue;
-    }
-    int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-    if (len == 0 || i + len > s.size()) return false;
-    std::uint32_t cp = c & (len == 2 ? 0x1f : len == 3 ? 0x0f : 0x07);
-    for (int k = 1; k < len; ++k) {
-      const unsigned char d = static_cast<unsigned char>(s[i + k]);
-      if ((d & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (d & 0x3f);
-    }
-    const bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
-    if (overlong || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    if (cp == 0x85 || cp == 0x2028 || cp == 0x2029 || cp == 0xfeff) return false;
-    i += len;
-  }
-  return true;
-}
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xc0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-  } else {
-    out.push_back(static_cast<char>(0xe0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-  }
-}
 
 }  // namespace
 
@@ -355,85 +268,20 @@ class FastParser {
 
   // ---- quoted scalars ----------------------------------------------------------------------
   std::uint32_t double_quoted() {
-    ++pos_;
-    std::string& a = d_.arena_;
-    const auto begin = static_cast<std::uint32_t>(a.size());
-    while (true) {
-      const char c = cur();
-      if (c == '\0' || c == '\n') throw Unsupported{};
-      ++pos_;
-      if (c == '"') break;
-      if (c != '\\') {
-        a.push_back(c);
-        continue;
-      }
-      const char e = cur();
-      ++pos_;
-      switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-          a.push_back(e);
-          break;
-        case 'b':
-          a.push_back('\b');
-          break;
-        case 'f':
-          a.push_back('\f');
-          break;
-        case 'n':
-          a.push_back('\n');
-          break;
-        case 'r':
-          a.push_back('\r');
-          break;
-        case 't':
-          a.push_back('\t');
-          break;
-        case 'u': {
-          std::uint32_t cp = 0;
-          for (int k = 0; k < 4; ++k) {
-            const char h = cur();
-            ++pos_;
-            cp <<= 4;
-            if (h >= '0' && h <= '9')
-              cp |= static_cast<std::uint32_t>(h - '0');
-            else if (h >= 'a' && h <= 'f')
-              cp |= static_cast<std::uint32_t>(h - 'a' + 10);
-            else if (h >= 'A' && h <= 'F')
-              cp |= static_cast<std::uint32_t>(h - 'A' + 10);
-            else
-              throw Unsupported{};
-          }
-          if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff)) throw Unsupported{};
-          append_utf8(a, cp);
-          break;
-        }
-        default:
-          throw Unsupported{};
-      }
-    }
-    const auto size = static_cast<std::uint32_t>(a.size() - begin);
-    a.push_back('\0');
-    return add_node(FastNode::scalar, begin, size);
+    const auto begin = static_cast<std::uint32_t>(d_.arena_.size());
+    if (!read_double_quoted(s_, pos_, d_.arena_)) throw Unsupported{};
+    return add_quoted(begin);
   }
 
   std::uint32_t single_quoted() {
-    ++pos_;
-    std::string& a = d_.arena_;
-    const auto begin = static_cast<std::uint32_t>(a.size());
-    while (true) {
-      const char c = cur();
-      if (c == '\0' || c == '\n') throw Unsupported{};
-      ++pos_;
-      if (c == '\'') {
-        if (cur() != '\'') break;
-        ++pos_;
-      }
-      a.push_back(c);
-    }
-    const auto size = static_cast<std::uint32_t>(a.size() - begin);
-    a.push_back('\0');
+    const auto begin = static_cast<std::uint32_t>(d_.arena_.size());
+    if (!read_single_quoted(s_, pos_, d_.arena_)) throw Unsupported{};
+    return add_quoted(begin);
+  }
+
+  std::uint32_t add_quoted(std::uint32_t begin) {
+    const auto size = static_cast<std::uint32_t>(d_.arena_.size() - begin);
+    d_.arena_.push_back('\0');
     return add_node(FastNode::scalar, begin, size);
   }
 
