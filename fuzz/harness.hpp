@@ -32,6 +32,7 @@
 #include "sim/engine/engine.hpp"
 #include "sim/io/csv_reader.hpp"
 #include "sim/io/program_loader.hpp"
+#include "sim/io/program_text.hpp"
 #include "sim/strategy/strategy.hpp"
 #include "sim/sweep/sweep_point.hpp"
 #include "sim/sweep/sweep_spec.hpp"
@@ -121,9 +122,20 @@ inline const std::string& temp_dir() {
 // --- the targets --------------------------------------------------------------------------------
 
 // Program YAML: parse_program; programs of up to 2000 actions then run on the engine, as
-// `overlapsim run` runs them (as given and serialized on one stream).
+// `overlapsim run` runs them (as given and serialized on one stream). Whatever the fast reader
+// (yaml_fast.hpp) reads must be the program yaml-cpp reads, and it must read nothing yaml-cpp
+// rejects.
 inline void program(const std::string& text) {
-  const LoadedProgram p = parse_program(yaml::load_string(text, "fuzz.yaml"));
+  const auto fast = parse_program_fast(text, "fuzz.yaml");
+  LoadedProgram p;
+  try {
+    p = parse_program(yaml::load_string(text, "fuzz.yaml"));
+  } catch (...) {
+    require(!fast, "the fast reader reads a program that yaml-cpp rejects");
+    throw;
+  }
+  require(!fast || program_text(*fast) == program_text(p),
+          "the fast reader and yaml-cpp read different programs");
   const std::string problem = check_program(p.program);
   require(problem.empty(), "a loaded program fails check_program: " + problem);
   if (p.program.actions.size() > 2000) return;  // large programs are slow, not wrong

@@ -24,11 +24,17 @@ struct KernelRun {
   double remaining = 1;                    // fraction of the work left
   double latency_left = 0;                 // us of fixed latency left
   double rate = 0;                         // fraction per us
+  double end_us = 0;                       // finish time as of the last next_time()
+  double cap = 0;                          // rate ceiling with `cap_resident` CTAs (cached)
+  int cap_resident = -1;                   // -1: cap not computed yet
+  int stream = 0;                          // copied at launch: the host runs far ahead of
+  int priority = 0;                        // the GPU, so the KernelSpec is cold at the end
   std::array<double, kNumShared> usage{};  // bytes per unit of progress, after L2 resolution
   std::int64_t enqueue_seq = 0;
   double ready_us = 0;
   int spin_record = -1;  // record it polls for (spin_on_event at launch); -1: none
   bool spinning = false;
+  bool fresh = false;  // became ready since the last placement round
 };
 
 struct StreamItem {
@@ -40,6 +46,7 @@ struct StreamRun {
   std::vector<StreamItem> items;
   size_t head = 0;
   int priority = 0;
+  bool dirty = false;  // something it waits for may have changed since it was last stepped
 };
 
 struct Record {
@@ -55,7 +62,7 @@ class Run {
         obs_(obs ? obs : &null_),
         l2_(hw.l2_size_bytes),
         solver_(kNumShared),
-        pool_(hw.sm_count) {
+        pool_(hw.sm_count, static_cast<int>(p.kernels.size())) {
     observed_ = obs != nullptr;
     const std::string problem = check_program(p);
     if (!problem.empty()) throw std::invalid_argument(problem);
@@ -114,11 +121,13 @@ class Run {
     const HostAction& a = p_.actions[index];
     if (auto* l = std::get_if<LaunchAction>(&a.step)) {
       const int k = l->kernel;
+      const KernelSpec& spec = p_.kernels[k];
       kr_[k].state = KState::queued;
       kr_[k].enqueue_seq = enqueue_seq_++;
-      if (p_.kernels[k].spin_on_event >= 0)
-        kr_[k].spin_record = latest_record_[p_.kernels[k].spin_on_event];
-      push_item(p_.kernels[k].stream, {StreamItem::kernel, k});
+      kr_[k].stream = spec.stream;
+      kr_[k].priority = streams_[spec.stream].priority;
+      if (spec.spin_on_event >= 0) kr_[k].spin_record = latest_record_[spec.spin_on_event];
+      push_item(spec.stream, {StreamItem::kernel, k});
       obs_->on_kernel_enqueued(t_, k);
     } else if (auto* r = std::get_if<RecordAction>(&a.step)) {
       records_.push_back({r->event});
@@ -131,6 +140,11 @@ class Run {
 
   void push_item(int stream, StreamItem item) {
     streams_[stream].items.push_back(item);
+    mark_stream(stream);
+  }
+
+  void mark_stream(int stream) {
+    streams_[stream].dirty = true;
     streams_dirty_ = true;
   }
 
@@ -173,11 +187,16 @@ class Run {
   }
 
   // ---- streams and events ------------------------------------------------------------------
+  // Streams in index order, again until none moves. Only streams marked dirty are visited: a
+  // stream whose head has not changed (no push, its head kernel not done, its wait's record not
+  // fired) cannot move, so skipping it changes nothing.
   bool step_streams() {
     bool progressed = false;
     while (streams_dirty_) {
       streams_dirty_ = false;
       for (auto& s : streams_) {
+        if (!s.dirty) continue;
+        s.dirty = false;
         while (s.head < s.items.size()) {
           const StreamItem it = s.items[s.head];
           if (it.type == StreamItem::record) {
@@ -205,7 +224,12 @@ class Run {
   void fire(int record) {
     records_[record].fired = true;
     obs_->on_event_fired(t_, records_[record].event);
-    streams_dirty_ = true;
+    for (size_t s = 0; s < streams_.size(); ++s) {
+      const StreamRun& st = streams_[s];
+      if (st.head < st.items.size() && st.items[st.head].type == StreamItem::wait &&
+          st.items[st.head].index == record)
+        mark_stream(static_cast<int>(s));
+    }
     // Kernels polling for this record stop spinning: their latency and work start now.
     for (size_t i = 0; i < spinners_.size();) {
       const int k = spinners_[i];
@@ -222,8 +246,8 @@ class Run {
   // Waiting kernels, best first: stream priority, then the time they became ready, then the
   // order the host launched them.
   bool ready_before(int a, int b) const {
-    const int pa = streams_[p_.kernels[a].stream].priority;
-    const int pb = streams_[p_.kernels[b].stream].priority;
+    const int pa = kr_[a].priority;
+    const int pb = kr_[b].priority;
     if (pa != pb) return pa > pb;
     if (kr_[a].ready_us != kr_[b].ready_us) return kr_[a].ready_us < kr_[b].ready_us;
     return kr_[a].enqueue_seq < kr_[b].enqueue_seq;
@@ -233,6 +257,7 @@ class Run {
         std::find_if(ready_.begin(), ready_.end(), [&](int o) { return ready_before(k, o); });
     ready_.insert(pos, k);
     ready_added_ = true;
+    kr_[k].fresh = true;
     new_ready_.push_back(k);
   }
 
@@ -267,7 +292,7 @@ class Run {
     capacity_freed_ = ready_added_ = false;
     for (size_t i = 0; i < ready_.size();) {
       const int k = ready_[i];
-      if (!all && std::find(new_ready_.begin(), new_ready_.end(), k) == new_ready_.end()) {
+      if (!all && !kr_[k].fresh) {
         ++i;
         continue;
       }
@@ -283,6 +308,7 @@ class Run {
       start(k, got);
       changed = true;
     }
+    for (int k : new_ready_) kr_[k].fresh = false;
     new_ready_.clear();
     if (changed) rates_dirty_ = true;
     return changed;
@@ -325,17 +351,25 @@ class Run {
     ++done_count_;
     gpu_end_ = std::max(gpu_end_, t_);
     obs_->on_kernel_end(t_, k);
-    streams_dirty_ = true;
+    mark_stream(r.stream);
     rates_dirty_ = true;
   }
 
+  // The host, the streams and the SMs, again until none of them moves. Each step is skipped when
+  // its own test says it cannot move (the same test it starts with).
   void settle() {
     bool again = true;
     while (again) {
-      again = step_host();
-      again |= step_streams();
-      again |= assign_ctas();
+      again = host_may_move() && step_host();
+      if (streams_dirty_) again |= step_streams();
+      if (capacity_freed_ || ready_added_) again |= assign_ctas();
     }
+  }
+
+  bool host_may_move() const {
+    if (pending_action_ >= 0) return !(host_free_at_ > t_);
+    if (blocked_on_ >= 0) return records_[blocked_on_].fired;
+    return action_ < p_.actions.size();
   }
 
   // ---- fluid rates -------------------------------------------------------------------------
@@ -373,7 +407,11 @@ class Run {
         continue;
       }
       const KernelModel& m = models_[k];
-      const double cap = rate_ceiling(hw_, m, r.resident, r.usage);
+      if (r.cap_resident != r.resident) {  // the ceiling changes only with the CTAs resident
+        r.cap = rate_ceiling(hw_, m, r.resident, r.usage);
+        r.cap_resident = r.resident;
+      }
+      const double cap = r.cap;
       solver_index_.push_back(k);
       if (shared_groups_.empty()) {
         solver_.add(cap, r.usage.data());
@@ -418,10 +456,15 @@ class Run {
     return t_ + r.remaining / r.rate;
   }
 
-  double next_time() const {
+  // The next event time; keeps each running kernel's finish time for advance().
+  double next_time() {
     double next = kInf;
     if (pending_action_ >= 0) next = host_free_at_;
-    for (int k : running_) next = std::min(next, finish_time(kr_[k]));
+    for (int k : running_) {
+      KernelRun& r = kr_[k];
+      r.end_us = finish_time(r);
+      next = std::min(next, r.end_us);
+    }
     return next;
   }
 
@@ -432,7 +475,7 @@ class Run {
     for (int k : running_) {
       KernelRun& r = kr_[k];
       if (r.spinning) continue;
-      const double end = finish_time(r);
+      const double end = r.end_us;  // finish_time(r), from next_time()
       if (r.latency_left > 0) {
         if (end <= next) {
           r.latency_left = 0;

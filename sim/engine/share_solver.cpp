@@ -1,51 +1,94 @@
 #include "sim/engine/share_solver.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace ovs {
 
 int ShareSolver::add(double cap, const double* usage) {
-  cap_.push_back(cap);
-  usage_.insert(usage_.end(), usage, usage + num_resources_);
-  return static_cast<int>(cap_.size()) - 1;
+  const size_t R = static_cast<size_t>(num_resources_);
+  if (static_cast<size_t>(n_) >= cap_.size() || (n_ + 1) * R > usage_.size()) grow();
+  cap_[n_] = cap;
+  double* row = usage_.data() + n_ * R;
+  if (R == 4) {  // the common case, without a call to memcpy
+    row[0] = usage[0];
+    row[1] = usage[1];
+    row[2] = usage[2];
+    row[3] = usage[3];
+  } else {
+    std::memcpy(row, usage, R * sizeof(double));
+  }
+  return n_++;
+}
+
+void ShareSolver::grow() {
+  const size_t n = std::max<size_t>(8, 2 * static_cast<size_t>(n_ + 1));
+  if (cap_.size() < n) cap_.resize(n);
+  if (usage_.size() < n * static_cast<size_t>(num_resources_))
+    usage_.resize(n * static_cast<size_t>(num_resources_));
 }
 
 void ShareSolver::solve() {
+  // The engine's common problem has the four GPU-wide resources: a fixed count lets the
+  // compiler unroll the loops over resources. Both give the same bits.
+  if (num_resources_ == 4)
+    solve_with<4>();
+  else
+    solve_with<0>();
+}
+
+// R > 0: the number of resources, fixed at compile time; 0: num_resources_.
+template <int R>
+void ShareSolver::solve_with() {
   const int n = size();
-  const int R = num_resources_;
+  const int nr = R > 0 ? R : num_resources_;
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  rate_.assign(n, 0.0);
+  const double* usage = usage_.data();
+  const double* cap = cap_.data();
+  const double* capacity = capacity_.data();
+  slope_.resize(nr);
+  double* slope = slope_.data();
   // Fast path: when every consumer at its own ceiling fits in every resource, that is the answer.
   {
-    slope_.assign(R, 0.0);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; ++r) slope[r] = 0.0;
+    for (int j = 0; j < n; ++j) {
+      const double* u = usage + static_cast<size_t>(j) * nr;
+#pragma GCC unroll 4
+      for (int r = 0; r < nr; ++r)
+        if (u[r] > 0) slope[r] += u[r] * cap[j];
+    }
     bool fits = true;
-    for (int j = 0; j < n && fits; ++j)
-      for (int r = 0; r < R; ++r)
-        if (usage_[j * R + r] > 0) slope_[r] += usage_[j * R + r] * cap_[j];
-    for (int r = 0; r < R; ++r) fits = fits && slope_[r] <= capacity_[r];
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; ++r) fits = fits && slope[r] <= capacity[r];
     if (fits) {
-      rate_ = cap_;
+      rate_.resize(n);
+      for (int j = 0; j < n; ++j) rate_[j] = cap[j];
       return;
     }
   }
-  dominant_.assign(n, 0.0);
+  rate_.assign(n, 0.0);
+  dominant_.resize(n);
   active_.assign(n, 0);
-  remaining_ = capacity_;
-  slope_.assign(R, 0.0);
+  remaining_.assign(capacity_.begin(), capacity_.end());
+  double* rate = rate_.data();
+  double* dominant = dominant_.data();
+  char* active = active_.data();
+  double* remaining = remaining_.data();
 
   int num_active = 0;
   for (int j = 0; j < n; ++j) {
+    const double* u = usage + static_cast<size_t>(j) * nr;
     double d = 0;
-    for (int r = 0; r < R; ++r) {
-      const double u = usage_[j * R + r];
-      if (u > 0 && capacity_[r] > 0) d = std::max(d, u / capacity_[r]);
-    }
-    dominant_[j] = d;
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; ++r)
+      if (u[r] > 0 && capacity[r] > 0) d = std::max(d, u[r] / capacity[r]);
+    dominant[j] = d;
     if (d == 0) {
-      rate_[j] = cap_[j];  // uses no shared resource: runs at its own ceiling
+      rate[j] = cap[j];  // uses no shared resource: runs at its own ceiling
     } else {
-      active_[j] = 1;
+      active[j] = 1;
       ++num_active;
     }
   }
@@ -53,30 +96,36 @@ void ShareSolver::solve() {
   // Progressive filling: every active consumer's dominant share rises together from 0.
   double level = 0;
   while (num_active > 0) {
-    // Consumption of each resource per unit of level increase.
-    std::fill(slope_.begin(), slope_.end(), 0.0);
+// Consumption of each resource per unit of level increase.
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; ++r) slope[r] = 0.0;
     for (int j = 0; j < n; ++j) {
-      if (!active_[j]) continue;
-      for (int r = 0; r < R; ++r) slope_[r] += usage_[j * R + r] / dominant_[j];
+      if (!active[j]) continue;
+      const double* u = usage + static_cast<size_t>(j) * nr;
+#pragma GCC unroll 4
+      for (int r = 0; r < nr; ++r) slope[r] += u[r] / dominant[j];
     }
     double step = kInf;
-    for (int r = 0; r < R; ++r)
-      if (slope_[r] > 0) step = std::min(step, std::max(0.0, remaining_[r]) / slope_[r]);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; ++r)
+      if (slope[r] > 0) step = std::min(step, std::max(0.0, remaining[r]) / slope[r]);
     for (int j = 0; j < n; ++j)
-      if (active_[j]) step = std::min(step, std::max(0.0, cap_[j] * dominant_[j] - level));
+      if (active[j]) step = std::min(step, std::max(0.0, cap[j] * dominant[j] - level));
     level += step;
-    for (int r = 0; r < R; ++r) remaining_[r] -= slope_[r] * step;
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; ++r) remaining[r] -= slope[r] * step;
 
     // Freeze consumers at their own ceiling and every consumer of a saturated resource.
     int frozen = 0;
     for (int j = 0; j < n; ++j) {
-      if (!active_[j]) continue;
-      bool freeze = cap_[j] * dominant_[j] <= level * (1 + 1e-12);
-      for (int r = 0; r < R && !freeze; ++r)
-        freeze = usage_[j * R + r] > 0 && remaining_[r] <= capacity_[r] * 1e-12;
+      if (!active[j]) continue;
+      const double* u = usage + static_cast<size_t>(j) * nr;
+      bool freeze = cap[j] * dominant[j] <= level * (1 + 1e-12);
+      for (int r = 0; r < nr && !freeze; ++r)
+        freeze = u[r] > 0 && remaining[r] <= capacity[r] * 1e-12;
       if (freeze) {
-        rate_[j] = std::min(cap_[j], level / dominant_[j]);
-        active_[j] = 0;
+        rate[j] = std::min(cap[j], level / dominant[j]);
+        active[j] = 0;
         ++frozen;
       }
     }
@@ -84,7 +133,10 @@ void ShareSolver::solve() {
     if (frozen == 0) break;  // unreachable in exact arithmetic; guards against a stall
   }
   for (int j = 0; j < n; ++j)
-    if (active_[j]) rate_[j] = std::min(cap_[j], level / dominant_[j]);
+    if (active[j]) rate[j] = std::min(cap[j], level / dominant[j]);
 }
+
+template void ShareSolver::solve_with<4>();
+template void ShareSolver::solve_with<0>();
 
 }  // namespace ovs

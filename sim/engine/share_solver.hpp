@@ -8,6 +8,7 @@
 // each consumer's dominant share s_j = x_j * max_r(u_jr / C_r) (progressive filling): on a
 // single resource this is plain max-min fairness in bytes per us - a consumer that wants less
 // than an equal share gets all it wants, the others split the rest equally.
+#include <cstring>
 #include <vector>
 
 namespace ovs {
@@ -23,22 +24,24 @@ class ShareSolver {
     clear();
   }
   int num_resources() const { return num_resources_; }
-  void clear() {
-    cap_.clear();
-    usage_.clear();
-  }
+  // Starts a new problem with the same resources and capacities.
+  void clear() { n_ = 0; }
   // Adds a consumer; usage has num_resources entries. Returns its index.
   int add(double cap, const double* usage);
   // Solves; rate()[j] is x_j.
   void solve();
   const std::vector<double>& rate() const { return rate_; }
-  int size() const { return static_cast<int>(cap_.size()); }
+  int size() const { return n_; }
 
  private:
+  template <int R>
+  void solve_with();
+  void grow();
   int num_resources_;
+  int n_ = 0;  // consumers in the problem
   std::vector<double> capacity_;
-  std::vector<double> cap_;
-  std::vector<double> usage_;  // consumer-major
+  std::vector<double> cap_;    // first n_ entries
+  std::vector<double> usage_;  // consumer-major, first n_ x num_resources_ entries
   std::vector<double> rate_;
   // scratch
   std::vector<double> dominant_;

@@ -6,7 +6,10 @@
 
 namespace ovs {
 
-SmPool::SmPool(int sm_count) {
+SmPool::SmPool(int sm_count, int kernels)
+    : share_(static_cast<size_t>(std::max(0, kernels))),
+      max_per_sm_(static_cast<size_t>(std::max(0, kernels)), 1),
+      sms_(static_cast<size_t>(std::max(0, kernels)), 0) {
   if (sm_count > 0) groups_.push_back(Group{sm_count, {}, {}});
 }
 
@@ -14,6 +17,7 @@ void SmPool::set_share(int kernel, const CtaShare& share, int max_per_sm) {
   if (kernel >= static_cast<int>(share_.size())) {
     share_.resize(kernel + 1);
     max_per_sm_.resize(kernel + 1, 1);
+    sms_.resize(kernel + 1, 0);
   }
   share_[kernel] = share;
   max_per_sm_[kernel] = std::max(1, max_per_sm);
@@ -28,10 +32,12 @@ int SmPool::ctas_of(const Group& g, int kernel) {
 void SmPool::add_resident(Group& g, int kernel, int ctas) {
   auto it = std::lower_bound(g.residents.begin(), g.residents.end(), kernel,
                              [](const Resident& r, int k) { return r.kernel < k; });
-  if (it != g.residents.end() && it->kernel == kernel)
+  if (it != g.residents.end() && it->kernel == kernel) {
     it->ctas += ctas;
-  else
+  } else {
     g.residents.insert(it, Resident{kernel, ctas});
+    sms_[kernel] += g.count;  // splits and merges move SMs between groups: the sum holds
+  }
   for (int d = 0; d < 4; ++d) g.used[d] += ctas * share_[kernel][d];
 }
 
@@ -119,6 +125,7 @@ void SmPool::release(int kernel) {
     recompute_used(g);
     any = true;
   }
+  sms_[kernel] = 0;
   if (any) {
     merge_equal_groups();
   }
@@ -141,14 +148,6 @@ void SmPool::merge_equal_groups() {
       }
     }
   }
-}
-
-int SmPool::sms_of(int kernel) const {
-  int n = 0;
-  for (const auto& g : groups_)
-    for (const auto& r : g.residents)
-      if (r.kernel == kernel) n += g.count;
-  return n;
 }
 
 int SmPool::busy_sms() const {

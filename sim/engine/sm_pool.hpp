@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -20,14 +21,18 @@ using CtaShare = std::array<double, 4>;
 // Capacities are fractions of 1; sums of shares such as 8 x 1/8 must count as a full SM.
 inline constexpr double kSmSlack = 1e-9;
 
-// How many CTAs of `share` fit beside `used` on one SM.
+// How many CTAs of `share` fit beside `used` on one SM: the least over capacities of
+// floor(room / share), at most 1e6.
 inline int ctas_that_fit(const CtaShare& used, const CtaShare& share) {
-  double fit = 1e6;
+  std::int64_t fit = 1000000;
   for (int d = 0; d < 4; ++d) {
     if (share[d] <= 0) continue;
     const double room = 1.0 - used[d] + kSmSlack;
     if (room < share[d]) return 0;  // most calls ask about a full SM
-    fit = std::min(fit, std::floor(room / share[d]));
+    // room >= share > 0, so the quotient is >= 1 and truncation is floor; below `fit` it fits
+    // in an int64.
+    const double q = room / share[d];
+    if (q < static_cast<double>(fit)) fit = static_cast<std::int64_t>(q);
   }
   return static_cast<int>(fit);
 }
@@ -44,7 +49,8 @@ class SmPool {
     std::vector<Resident> residents;  // sorted by kernel
   };
 
-  explicit SmPool(int sm_count);
+  // `kernels`: how many kernels will be given a share (room for their shares up front).
+  explicit SmPool(int sm_count, int kernels = 0);
 
   // The CTA share of kernel k and how many of its CTAs one SM may hold (its design: a
   // persistent GEMM runs one CTA per SM however small it is); set before placing it.
@@ -55,9 +61,9 @@ class SmPool {
   void release(int kernel);
 
   const std::vector<Group>& groups() const { return groups_; }
-  int sms_of(int kernel) const;  // SMs holding at least one CTA of the kernel
-  int busy_sms() const;          // SMs holding any CTA
-  int shared_sms() const;        // SMs holding CTAs of two or more kernels
+  int sms_of(int kernel) const { return sms_[kernel]; }  // SMs holding a CTA of the kernel
+  int busy_sms() const;                                  // SMs holding any CTA
+  int shared_sms() const;                                // SMs holding CTAs of two or more kernels
   int resident_ctas() const;
   // The three counts above in one pass.
   void occupancy(int& busy_sms, int& shared_sms, int& resident_ctas) const;
@@ -71,6 +77,7 @@ class SmPool {
   std::vector<Group> groups_;
   std::vector<CtaShare> share_;             // by kernel
   std::vector<int> max_per_sm_;             // by kernel
+  std::vector<int> sms_;                    // by kernel: SMs holding at least one of its CTAs
   std::vector<std::pair<int, int>> order_;  // scratch: (group, fit)
 };
 

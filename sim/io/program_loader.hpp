@@ -1,6 +1,8 @@
 #pragma once
 // Reads a low-level program (the engine's own input) from YAML. Format: README "Programs".
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "models/hw/hw_profile.hpp"
 #include "sim/engine/program.hpp"
@@ -16,6 +18,10 @@ struct LoadedProgram {
 
 LoadedProgram load_program(const std::string& path);
 LoadedProgram parse_program(const yaml::Value& root);
+// The program read by the fast reader (yaml_fast.hpp); nullopt when the text needs yaml-cpp or
+// has an error (load_program then reads it with yaml-cpp, for the same program or a located
+// error).
+std::optional<LoadedProgram> parse_program_fast(std::string_view text, const std::string& file);
 
 // Work from a YAML map (shared with other loaders that accept inline Work).
 Work parse_work(const yaml::Value& v, const Hardware& hw);

@@ -3,6 +3,10 @@
 // bad input becomes one InputError line ("file:12: field 'program[3].launch.stream': ...").
 // Unknown keys are errors (with "did you mean"), duplicate keys are errors, numbers are checked
 // for NaN, infinity, sign and range; nothing falls back to a silent default.
+//
+// A value is a yaml-cpp node, or a node of a FastDoc (yaml_fast.hpp) for loaders that read large
+// files: those carry no path or line, so a loader that reads one must catch any error and read
+// the text again with yaml-cpp to report it (see load_program).
 #include <yaml-cpp/yaml.h>
 
 #include <initializer_list>
@@ -10,7 +14,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "sim/io/yaml_fast.hpp"
 
 namespace ovs::yaml {
 
@@ -26,18 +33,21 @@ inline constexpr NumberRange kFraction{0, 1, true};  // (0, 1]
 class Value {
  public:
   Value(std::shared_ptr<const std::string> file, YAML::Node node, std::string path, int line);
+  // A node of `doc`, which must outlive the value (path empty, line of the node).
+  Value(std::shared_ptr<const std::string> file, const FastDoc* doc, const FastNode* node);
 
   const std::string& file() const { return *file_; }
   const std::string& path() const { return path_; }
   int line() const { return line_; }
-  const YAML::Node& raw() const { return node_; }
+  // The yaml-cpp node; throws NotFastReadable for a FastDoc value.
+  const YAML::Node& raw() const;
 
   [[noreturn]] void fail(const std::string& message) const;
 
-  bool is_map() const { return node_.IsMap(); }
-  bool is_seq() const { return node_.IsSequence(); }
-  bool is_scalar() const { return node_.IsScalar(); }
-  bool is_null() const { return node_.IsNull(); }
+  bool is_map() const { return fast_ ? fast_->kind == FastNode::map : node_.IsMap(); }
+  bool is_seq() const { return fast_ ? fast_->kind == FastNode::seq : node_.IsSequence(); }
+  bool is_scalar() const { return fast_ ? fast_->kind == FastNode::scalar : node_.IsScalar(); }
+  bool is_null() const { return fast_ ? fast_->kind == FastNode::null : node_.IsNull(); }
 
   std::string str() const;  // a non-empty scalar
   double number(NumberRange r = kNonNegative) const;
@@ -46,12 +56,26 @@ class Value {
   // One of `choices`; the error lists them.
   std::string choice(std::initializer_list<const char*> choices) const;
   std::vector<Value> items() const;  // a sequence (an empty list is allowed)
+  // The text of a scalar (may be empty); empty for anything else.
+  std::string scalar() const;
+  // Without any check: the value of the first entry `key` when this is a map.
+  std::optional<Value> find(std::string_view key) const;
+  bool from_fast_doc() const { return fast_ != nullptr; }
 
  private:
+  friend class Map;
+  // The scalar's text, NUL-terminated (is_scalar() must hold).
+  std::string_view text() const {
+    return fast_ ? doc_->text(*fast_) : std::string_view(node_.Scalar());
+  }
+  Value child(const FastNode& n, std::string_view key) const;
+
   std::shared_ptr<const std::string> file_;
   YAML::Node node_;
   std::string path_;
   int line_;
+  const FastDoc* doc_ = nullptr;
+  const FastNode* fast_ = nullptr;
 };
 
 // A map whose keys must all be among `allowed`.
@@ -60,20 +84,25 @@ class Map {
   Map(const Value& v, std::initializer_list<const char*> allowed);
   Map(const Value& v, const std::vector<std::string>& allowed);
 
-  bool has(const std::string& key) const;
-  Value required(const std::string& key) const;
-  std::optional<Value> optional(const std::string& key) const;
+  bool has(std::string_view key) const;
+  Value required(std::string_view key) const;
+  std::optional<Value> optional(std::string_view key) const;
   const Value& self() const { return self_; }
   // Keys in document order.
   std::vector<std::string> keys() const;
+  size_t size() const;
+  std::string key(size_t i) const;  // the i-th key in document order
 
  private:
-  void check(const std::vector<std::string>& allowed);
+  void check(const char* const* allowed, size_t count);
+  std::string path_of(std::string_view key) const;
   Value self_;
 };
 
 // Reads a file (missing file, directory, unreadable, malformed YAML: InputError).
 Value load_file(const std::string& path);
+// The text of a file (missing file, directory, unreadable: InputError).
+std::string read_file(const std::string& path);
 Value load_string(const std::string& text, const std::string& name);
 
 // Closest candidate within a small edit distance, or empty.

@@ -1,0 +1,46 @@
+// What-if speed in-process: one `overlapsim whatif` without the process around it (model, profile
+// and strategies read from their files, baseline and strategy simulated, verdict computed).
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+
+#include "sim/analysis/whatif.hpp"
+
+namespace {
+
+ovs::WhatIfRequest request(const char* model, ovs::Phase phase, long long tokens, long long context,
+                           const char* strategy) {
+  setenv("OVERLAPSIM_HOME", OVS_SOURCE_DIR, 0);
+  ovs::WhatIfRequest r;
+  r.model = model;
+  r.hw = "h800-sxm";
+  r.workload.phase = phase;
+  r.workload.tokens_per_gpu = tokens;
+  r.workload.context = context;
+  r.workload.ep = 32;
+  r.strategy = strategy;
+  return r;
+}
+
+void run(benchmark::State& state, const ovs::WhatIfRequest& r) {
+  for (auto _ : state) benchmark::DoNotOptimize(ovs::run_whatif(r).speedup);
+  state.counters["whatifs_per_s"] =
+      benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void BM_WhatIfV3Decode(benchmark::State& s) {
+  run(s, request("deepseek-v3", ovs::Phase::decode, 64, 4096, "tbo-decode"));
+}
+void BM_WhatIfV3Prefill(benchmark::State& s) {
+  run(s, request("deepseek-v3", ovs::Phase::prefill, 8192, 4096, "tbo-prefill"));
+}
+void BM_WhatIfV4ProDecode(benchmark::State& s) {
+  run(s, request("deepseek-v4-pro", ovs::Phase::decode, 64, 8192, "tbo-decode"));
+}
+BENCHMARK(BM_WhatIfV3Decode)->Unit(benchmark::kMillisecond)->Iterations(10);
+BENCHMARK(BM_WhatIfV3Prefill)->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK(BM_WhatIfV4ProDecode)->Unit(benchmark::kMillisecond)->Iterations(10);
+
+}  // namespace
+
+BENCHMARK_MAIN();
