@@ -10,37 +10,13 @@
 #include "calibrate/import/kernel_families.hpp"
 #include "calibrate/import/trace_export.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/intervals.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/timeline.hpp"
 #include "sim/io/program_loader.hpp"
 
 namespace ovs {
 namespace {
-
-using Interval = std::pair<double, double>;
-
-std::vector<Interval> merge(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end());
-  std::vector<Interval> out;
-  for (const auto& iv : v) {
-    if (!out.empty() && iv.first <= out.back().second)
-      out.back().second = std::max(out.back().second, iv.second);
-    else
-      out.push_back(iv);
-  }
-  return out;
-}
-
-double intersection(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  double s = 0;
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    const double lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
-    if (hi > lo) s += hi - lo;
-    (a[i].second < b[j].second) ? ++i : ++j;
-  }
-  return s;
-}
 
 // Time each stream, and each kernel family, runs while another stream runs a kernel.
 struct Overlaps {
@@ -54,20 +30,21 @@ Overlaps overlaps(const trace::KinetoTrace& t, const trace::TraceStats& st) {
   const size_t ns = st.streams.size();
   std::vector<std::vector<Interval>> per(ns);
   for (const auto& k : t.kernels) per[st.stream_of[k.stream]].push_back({k.ts_us, k.end_us()});
-  std::vector<std::vector<Interval>> unions(ns), others(ns);
-  for (size_t i = 0; i < ns; ++i) unions[i] = merge(per[i]);
+  std::vector<IntervalUnion> unions(ns), others(ns);
+  for (size_t i = 0; i < ns; ++i) unions[i] = IntervalUnion(std::move(per[i]));
   Overlaps o;
   o.stream.assign(ns, 0);
   for (size_t i = 0; i < ns; ++i) {
     std::vector<Interval> rest;
     for (size_t j = 0; j < ns; ++j)
-      if (j != i) rest.insert(rest.end(), unions[j].begin(), unions[j].end());
-    others[i] = merge(rest);
-    o.stream[i] = intersection(unions[i], others[i]);
+      if (j != i)
+        rest.insert(rest.end(), unions[j].intervals().begin(), unions[j].intervals().end());
+    others[i] = IntervalUnion(std::move(rest));
+    o.stream[i] = intersection_us(unions[i], others[i]);
   }
   for (const auto& k : t.kernels) {
     const std::string f(trace::kernel_family(t.names[k.name]));
-    o.family[f] += intersection({{k.ts_us, k.end_us()}}, others[st.stream_of[k.stream]]);
+    o.family[f] += intersection_us(Interval{k.ts_us, k.end_us()}, others[st.stream_of[k.stream]]);
     o.kernel_us[f] += k.dur_us;
     ++o.kernels[f];
   }
