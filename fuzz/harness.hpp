@@ -213,7 +213,8 @@ inline void trace(const std::string& text) {
   std::ostringstream json, table, program;
   json << trace::trace_json(a).dump(2);
   trace::write_trace_table(table, a);
-  trace::write_program_yaml(program, a, {"h800-sxm", h800().engine.sm_count, 100});
+  const trace::ExportOptions options{"h800-sxm", h800().engine.sm_count};
+  trace::write_program_yaml(program, a, trace::export_program(a, options), options);
   try {
     parse_program(yaml::load_string(program.str(), "exported.yaml"));
   } catch (const InputError& e) {

@@ -13,6 +13,7 @@
 #include "calibrate/fit/trace_validation.hpp"
 #include "calibrate/fit/validation.hpp"
 #include "calibrate/import/kineto_reader.hpp"
+#include "calibrate/import/trace_export.hpp"
 #include "models/hw/profile_sources.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
@@ -53,11 +54,11 @@ int run_validate_trace(const ValidateOptions& o, CliContext& ctx) {
   }
   const HwProfile hw = load_hw_profile(o.hw);
   const trace::TraceAnalysis a = trace::analyze_trace(trace::read_kineto_trace(o.data));
-  std::string program;
-  const TraceValidation v = validate_trace(a, hw, o.hw, o.program.empty() ? nullptr : &program);
+  const TraceValidation v = validate_trace(a, hw);
   if (!o.program.empty()) {
+    const trace::ExportOptions options{o.hw, hw.engine.sm_count};
     AtomicFile file(o.program);
-    file.stream() << program;
+    trace::write_program_yaml(file.stream(), a, trace::export_program(a, options), options);
     file.commit();
   }
   if (o.json)
