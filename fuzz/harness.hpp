@@ -99,7 +99,7 @@ inline void whatif(const ModelConfig& model, const HwProfile& hw, const Strategy
   w.tokens_per_gpu = phase == Phase::decode ? 8 : 512;
   w.context = phase == Phase::decode ? 1024 : 256;
   w.ep = 16;
-  WhatIfSession session(model, hw, w, false);
+  WhatIfSession session(model, hw, w);
   const WhatIfResult r = session.compare(base, strategy);
   require(std::isfinite(r.baseline.total_us) && r.baseline.total_us > 0 &&
               std::isfinite(r.overlapped.total_us) && r.overlapped.total_us > 0,

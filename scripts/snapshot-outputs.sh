@@ -23,6 +23,12 @@ snap() {
   rm "$out/$name.raw"
 }
 
+# Every subcommand's help (flags, defaults).
+snap help.txt --help
+for c in run whatif kernel sweep search plan calibrate validate import-trace describe; do
+  snap "help-$c.txt" "$c" --help
+done
+
 # Engine programs.
 for p in strategies/examples/*.yaml; do
   n="$(basename "$p" .yaml)"
@@ -45,6 +51,7 @@ snap whatif-v3d-trace.txt whatif "${w_v3d[@]}" --strategy tbo-decode --trace "$o
 snap whatif-v4d.json whatif "${w_v4d[@]}" --strategy multistream --json
 snap whatif-v4d-explain.json whatif "${w_v4d[@]}" --strategy multistream+tbo-decode --explain --json
 snap whatif-v4p-explain.txt whatif "${w_v4p[@]}" --strategy tbo-prefill --explain
+snap whatif-v3d-normal-auto-graphs.json whatif "${w_v3d[@]}" --strategy tbo-decode --deepep-mode normal --json
 snap whatif-v3p-normal-graphs.txt whatif "${w_v3p[@]}" --strategy tbo-prefill --deepep-mode normal --cuda-graphs on
 
 # Kernels alone.
@@ -68,10 +75,20 @@ axes:
 strategies: [tbo-decode, multistream]
 SPEC
 snap sweep.txt sweep "$out/sweep.yaml" --out "$out/sweep.csv" -j 1 -q
+cat > "$out/sweep-errors.yaml" <<'SPEC'
+name: snapshot-errors
+base: {model: deepseek-v3, hw: h800-sxm, phase: decode, context: 2048, tokens_per_gpu: 32, deepep_mode: normal}
+axes:
+  - {field: cuda_graphs, values: [on, auto, off]}
+  - {field: ep, values: [16, 24]}
+strategies: [tbo-decode]
+SPEC
+snap sweep-errors.txt sweep "$out/sweep-errors.yaml" --out "$out/sweep-errors.csv" -j 1 -q
 
 # Search and plan (small).
 snap search-v3d.json search --model deepseek-v3 --hw h800-sxm --phase decode --tokens-per-gpu 32 --context 2048 --ep 16 --json --out "$out/search-best.yaml"
 snap search-v3p.txt search --model deepseek-v3 --hw h800-sxm --phase prefill --tokens-per-gpu 2048 --context 4096 --ep 16 --deepep-mode normal
+snap search-v3d-out.txt search --model deepseek-v3 --hw h800-sxm --phase decode --tokens-per-gpu 16 --context 2048 --ep 16 --out "$out/search-best-2.yaml"
 snap plan.json plan --model deepseek-v3 --hw h800-sxm --gpus 16 --tpot-ms 50 --tokens-per-gpu 32,128 --json --csv "$out/plan.csv"
 
 # Trace import and validation.

@@ -47,15 +47,15 @@ Usage integrate(const std::vector<CounterSample>& c, const IntervalUnion& window
 
 }  // namespace
 
-Explanation explain(const WhatIfRequest& req) {
+Explanation explain(const WhatIfRequest& req, RunWatcher* watch) {
   Explanation e;
-  e.whatif = run_whatif(req);
+  e.whatif = run_whatif(req, watch);
   const ModelConfig model = load_model_config(req.model);
   const HwProfile hw = load_hw_profile(req.hw);
   e.guesses = hw.guesses();
   const Strategy base_s = load_strategy(req.baseline, model.family);
   const Strategy over_s = load_strategy(req.strategy, model.family);
-  WhatIfSession session(model, hw, req.workload, req.deepep_mode_given);
+  WhatIfSession session(model, hw, req.workload);
   const LayerBuilder lb_base(model, hw, session.workload_for(base_s)),
       lb_over(model, hw, session.workload_for(over_s));
   const StrategyRun base = simulate_strategy(lb_base, base_s);
@@ -142,7 +142,8 @@ void write_explanation_json(std::ostream& out, const Explanation& e) {
                   {"rdma_gbps", s.rdma_gbps}});
   j["stages"] = st;
   Json deg = Json::array();
-  for (const auto& d : e.whatif.degradation) deg.push_back({{"cause", d.cause}, {"us", d.us}});
+  for (const auto& d : e.whatif.degradation)
+    deg.push_back({{"cause", cause_name(d.cause)}, {"us", d.us}});
   j["degradation"] = deg;
   for (const auto* side : {&e.whatif.baseline, &e.whatif.overlapped}) {
     Json terms = Json::array();

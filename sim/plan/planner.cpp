@@ -100,7 +100,7 @@ class PointRunner {
     w.imbalance = r_.imbalance;
     w.decode_q_len = c.mtp ? 2 : 1;
     w.redundant_experts = c.redundant;
-    WhatIfSession session(m_, hw_, w, false);
+    WhatIfSession session(m_, hw_, resolve_workload(w, RequestSource{}));
     std::vector<PlanPoint> out;
     for (const auto& s : strategies_) {
       PlanPoint p;

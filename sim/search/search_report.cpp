@@ -84,7 +84,6 @@ void write_search_report(std::ostream& out, const SearchReport& s, const SearchR
     out << "most of the pick's gain is the DeepEP mode and SM split, not overlap\n";
   for (const auto& c : s.caveats)
     out << "caveat (README, What is not modelled yet): " << c.text << "\n";
-  if (!r.out_yaml.empty()) out << "wrote " << r.out_yaml << "\n";
 }
 
 void write_search_json(std::ostream& out, const SearchReport& s, const SearchRequest& r) {

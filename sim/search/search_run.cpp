@@ -14,7 +14,6 @@
 #include "sim/core/units.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/kernel_model.hpp"
-#include "sim/io/atomic_file.hpp"
 
 namespace ovs {
 namespace {
@@ -122,7 +121,7 @@ class ShortModelEvaluator {
     if (it == builders_.end()) {
       Workload w = w_;
       w.deepep_mode = mode;
-      if (mode == DeepepMode::normal) w.cuda_graphs = false;
+      settle_cuda_graphs(w);  // succeeds: only modes that can run are searched (run_search)
       it = builders_.emplace(mode, std::make_unique<LayerBuilder>(m_, hw_, w)).first;
     }
     return *it->second;
@@ -220,16 +219,16 @@ SearchReport run_search(const SearchRequest& req) {
   const ModelConfig model = load_model_config(req.base.model);
   const HwProfile hw = load_hw_profile(req.base.hw);
   require_kernel_params(hw);
-  const Workload w = in_nvlink_domain(req.base.workload, hw);
+  const Workload w = in_nvlink_domain(resolve_workload(req.base.workload, RequestSource{}), hw);
   const LayerBuilder full(model, hw, w);
   // DeepEP modes: the one asked for, else both where they can run (low-latency buffers hold a
   // few hundred tokens per rank; normal mode cannot be captured in a CUDA graph).
   SpaceOptions opts;
-  if (req.base.deepep_mode_given) {
+  if (w.deepep_mode) {
     opts.modes = {w.mode()};
   } else {
     if (w.tokens() <= 512) opts.modes.push_back(DeepepMode::low_latency);
-    if (!(w.cuda_graphs && *w.cuda_graphs)) opts.modes.push_back(DeepepMode::normal);
+    if (allows_normal_mode(w)) opts.modes.push_back(DeepepMode::normal);
   }
   if (model.family == ModelFamily::v4) {
     const Strategy plan = load_strategy("multistream", model.family);
@@ -265,7 +264,7 @@ SearchReport run_search(const SearchRequest& req) {
   // Full model: the best per type, the runners-up of the first type combined with the best of
   // the others, and the shipped strategy - ranked by forward time (or throughput within a bound).
   const Strategy baseline = load_strategy(req.base.baseline, model.family);
-  WhatIfSession session(model, hw, w, req.base.deepep_mode_given);
+  WhatIfSession session(model, hw, w);
   rep.baseline_us = session.run(baseline).stats.total_us;
   auto rank = [&](const Strategy& s, const std::string& desc) {
     const ProgramStats& st = session.run(s).stats;
@@ -336,11 +335,6 @@ SearchReport run_search(const SearchRequest& req) {
           best.forward_us, rep.shipped.forward_us, shipped.name, rep.baseline_us));
   rep.gain = split_gain(session, baseline, best.strategy);
   rep.caveats = caveats_for(session.workload_for(best.strategy), hw);
-  if (!req.out_yaml.empty()) {
-    AtomicFile f(req.out_yaml);
-    f.stream() << rep.best_yaml;
-    f.commit();
-  }
   return rep;
 }
 

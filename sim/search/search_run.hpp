@@ -16,7 +16,6 @@ struct SearchRequest {
   WhatIfRequest base;  // model, hw, workload, baseline; strategy: the shipped one to beat
   int top = 5;
   double latency_bound_us = 0;  // > 0: rank by throughput among strategies within the bound
-  std::string out_yaml;         // where to write the best strategy
   // Work per layer type: host actions plus engine steps simulated in all (sized to about 0.8 s
   // on a 2-core 2026 machine), at most max_candidates candidates.
   long long budget_work = 1000000;
