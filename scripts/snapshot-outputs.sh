@@ -108,4 +108,11 @@ for d in deepgemm deepep flashmla; do
   snap "validate-$d.txt" validate "/work/shared/data/$d.csv" --hw h800-sxm
 done
 for f in "$out"/*.json "$out"/*.yaml "$out"/*.csv; do sed -i "s|$out|OUT|g" "$f"; done
+# A folder of microbenchmark CSVs (the fuzz corpus's seeds).
+mkdir -p "$out/bench"
+for f in fuzz/corpus/csv/bench-*.csv; do tail -c +2 "$f" > "$out/bench/$(basename "$f" | sed 's/^bench-//')"; done  # the first byte picks the fuzz target
+snap validate-bench.json validate "$out/bench" --hw h800-sxm --json
+snap validate-bench.txt validate "$out/bench" --hw h800-sxm
+snap calibrate-bench.txt calibrate --base h800-sxm --bench "$out/bench" --out "$out/bench-fitted.yaml"
+snap calibrate-published.json calibrate --base h800-sxm --data /work/shared/data/deepgemm.csv --out "$out/published-fitted.yaml" --json
 echo "snapshot: $(ls "$out" | wc -l) files in $out"

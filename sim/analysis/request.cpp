@@ -16,9 +16,9 @@ std::string RequestSource::field(const std::string& name) const {
 }
 
 void RequestSource::fail(const std::string& name, const std::string& message) const {
+  if (file.empty()) throw flag_error(field(name), message);
   const auto line = lines.find(name);
-  throw InputError(file.empty() ? "command line" : file, line == lines.end() ? 0 : line->second,
-                   field(name), message);
+  throw InputError(file, line == lines.end() ? 0 : line->second, field(name), message);
 }
 
 Workload resolve_workload(const WorkloadWords& asked, const RequestSource& from) {
@@ -68,10 +68,7 @@ bool settle_cuda_graphs(Workload& w) {
 
 Workload in_nvlink_domain(Workload w, const HwProfile& hw) {
   if (w.gpus_per_node != 0) return w;
-  if (hw.nvlink_domain_gpus <= 0)
-    throw InputError(hw.file, 1, "nvlink_domain_gpus",
-                     "the profile does not say how many GPUs share NVLink; give --gpus-per-node");
-  w.gpus_per_node = hw.nvlink_domain_gpus;
+  w.gpus_per_node = gpus_per_node_or_domain(hw, 0);
   return w;
 }
 

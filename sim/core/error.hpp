@@ -21,6 +21,9 @@ class InputError : public std::runtime_error {
   std::string field_;
 };
 
+// Bad input on the command line: "command line: field '--flag': message".
+InputError flag_error(const std::string& flag, const std::string& message);
+
 // Exit code for bad input, as the design's interface promises.
 inline constexpr int kExitBadInput = 2;
 
