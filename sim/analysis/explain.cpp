@@ -53,8 +53,8 @@ Explanation explain(const WhatIfRequest& req, RunWatcher* watch) {
   const ModelConfig model = load_model_config(req.model);
   const HwProfile hw = load_hw_profile(req.hw);
   e.guesses = hw.guesses();
-  const Strategy base_s = load_strategy(req.baseline, model.family);
-  const Strategy over_s = load_strategy(req.strategy, model.family);
+  const Strategy base_s = load_request_strategy(req.baseline, model.family, "baseline");
+  const Strategy over_s = load_request_strategy(req.strategy, model.family, "strategy");
   WhatIfSession session(model, hw, req.workload);
   const LayerBuilder lb_base(model, hw, session.workload_for(base_s)),
       lb_over(model, hw, session.workload_for(over_s));

@@ -215,12 +215,22 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
 
 namespace ovs {
 
+Strategy load_request_strategy(const std::string& name, ModelFamily family,
+                               const std::string& field) {
+  try {
+    return load_strategy(name, family);
+  } catch (const InputError& e) {
+    if (!e.file().empty()) throw;
+    throw InputError("", 0, field, e.message());
+  }
+}
+
 WhatIfResult run_whatif(const WhatIfRequest& req, RunWatcher* watch) {
   ModelConfig model = load_model_config(req.model);
   HwProfile hw = load_hw_profile(req.hw);
   require_kernel_params(hw);
-  const Strategy base_s = load_strategy(req.baseline, model.family);
-  const Strategy over_s = load_strategy(req.strategy, model.family);
+  const Strategy base_s = load_request_strategy(req.baseline, model.family, "baseline");
+  const Strategy over_s = load_request_strategy(req.strategy, model.family, "strategy");
   WhatIfSession session(std::move(model), std::move(hw), req.workload);
   WhatIfResult r = session.compare(base_s, over_s, watch);
   for (const auto* s : {&base_s, &over_s})

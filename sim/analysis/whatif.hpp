@@ -80,6 +80,11 @@ class RunWatcher {
   virtual Observer* watch(const Program& p, const std::string& title) = 0;
 };
 
+// A request's strategy by name or path; an unknown name's error names `field` ("strategy" or
+// "baseline": the CLI turns it into the flag).
+Strategy load_request_strategy(const std::string& name, ModelFamily family,
+                               const std::string& field);
+
 // Both runs: the baseline, then the strategy (`watch` sees them in that order).
 WhatIfResult run_whatif(const WhatIfRequest& r, RunWatcher* watch = nullptr);
 

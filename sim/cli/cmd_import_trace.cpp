@@ -33,7 +33,7 @@ int import_trace(const ImportOptions& o, CliContext& ctx) {
     try {
       path = resolve_data_file(o.hw, "hw_profiles", "hardware profile");
     } catch (const NameError& e) {
-      throw InputError("--hw", 0, "", e.what());
+      throw flag_error("--hw", e.what());
     }
     hw = load_hw_profile(path);
   }

@@ -126,7 +126,18 @@ int run_kernel(const KernelOptions& o, CliContext& ctx) {
   require_kernel_params(hw);
   const KernelQuery query = query_of(o);
   const ModelConfig model = load_model_config(o.model.empty() ? default_model_for(query) : o.model);
-  const auto kernels = kernel_costs(hw, model, query, o.sms);
+  std::vector<KernelCost> kernels;
+  try {
+    kernels = kernel_costs(hw, model, query, o.sms);
+  } catch (const InputError& e) {
+    // Attention's key count is --attn-topk here (--topk is DeepEP's experts per token).
+    if (e.file().empty() && e.field() == "topk" && std::holds_alternative<AttentionQuery>(query))
+      throw flag_error("--attn-topk", e.message());
+    // DeepEP's routing: experts over EP ranks and groups.
+    if (e.file().empty() && e.field() == "routing")
+      throw flag_error("--ep/--experts/--topk/--expert-groups/--topk-groups", e.message());
+    throw;
+  }
   nlohmann::ordered_json parts = nlohmann::ordered_json::array();
   double total_us = 0, flops = 0, logical = 0, hbm = 0;
   const char* bound = "latency";

@@ -46,7 +46,7 @@ int run_validate_trace(const ValidateOptions& o, CliContext& ctx) {
   try {
     resolve_data_file(o.hw, "hw_profiles", "hardware profile");
   } catch (const NameError& e) {
-    throw InputError("--hw", 0, "", e.what());
+    throw flag_error("--hw", e.what());
   }
   const HwProfile hw = load_hw_profile(o.hw);
   const trace::TraceAnalysis a = trace::analyze_trace(trace::read_kineto_trace(o.data));
@@ -78,12 +78,12 @@ int run_validate(const ValidateOptions& o, CliContext& ctx) {
   std::error_code ec;
   if (std::filesystem::is_directory(o.data, ec)) {
     if (!o.program.empty())
-      throw InputError("--program", 0, "", "only a trace (.json) is replayed as a program");
+      throw flag_error("--program", "only a trace (.json) is replayed as a program");
     return run_validate_bench(o, ctx);
   }
   if (is_trace(o.data)) return run_validate_trace(o, ctx);
   if (!o.program.empty())
-    throw InputError("--program", 0, "", "only a trace (.json) is replayed as a program");
+    throw flag_error("--program", "only a trace (.json) is replayed as a program");
   const HwProfile hw = load_hw_profile(o.hw);
   const MeasurementSet set = load_measurements(o.data, hw, SelectOptions{o.all_versions});
   const ValidationReport r = validate(hw, set);

@@ -59,6 +59,9 @@ struct SearchReport {
   std::string best_yaml;
   GainSplit gain;
   std::vector<Caveat> caveats;  // of "What is not modelled yet", those the pick depends on
+  // Candidate programs the program builder or the engine refused ("layer type moe: 3
+  // program(s) could not run: <why>"); such a candidate ranks last.
+  std::vector<std::string> failures;
 };
 
 SearchReport run_search(const SearchRequest& r);

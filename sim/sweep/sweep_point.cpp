@@ -28,11 +28,12 @@ std::string num(double v) {
   return fmt::format("{}", v);
 }
 
-// Where a point's fields come from in the spec: an axis's line, else the base field's.
+// Where a point's fields come from in the spec: an axis's line, else the base field's (and the
+// lines of baseline and strategies).
 RequestSource source_of(const SweepSpec& spec) {
   RequestSource from{spec.file, {}};
   for (const auto& [key, line] : spec.lines)
-    if (key.rfind("base.", 0) == 0) from.lines[key.substr(5)] = line;
+    from.lines[key.rfind("base.", 0) == 0 ? key.substr(5) : key] = line;
   for (const auto& axis : spec.axes) from.lines[axis.field] = axis.line;
   return from;
 }
@@ -207,7 +208,18 @@ std::string PointEvaluator::rows(long long index) {
     }
     return out;
   } catch (const InputError& e) {
-    return error_rows(e.what());
+    if (!e.file().empty()) return error_rows(e.what());
+    // A value of this point's: the spec's field that gave it, at its line.
+    std::string field = e.field();
+    for (char& c : field)
+      if (c == '-' || c == ' ') c = '_';
+    if (field == "hardware") field = "hw";
+    if (field == "strategy") field = "strategies";
+    const RequestSource from = source_of(spec_);
+    const auto line = from.lines.find(field);
+    return error_rows(
+        InputError(spec_.file, line == from.lines.end() ? 0 : line->second, field, e.message())
+            .what());
   } catch (const std::exception& e) {
     return error_rows(std::string("internal error: ") + e.what());
   }
