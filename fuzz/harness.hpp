@@ -100,7 +100,7 @@ inline void whatif(const ModelConfig& model, const HwProfile& hw, const Strategy
   w.tokens_per_gpu = phase == Phase::decode ? 8 : 512;
   w.context = phase == Phase::decode ? 1024 : 256;
   w.ep = 16;
-  WhatIfSession session(model, hw, w, false);
+  WhatIfSession session(model, hw, w);
   const WhatIfResult r = session.compare(base, strategy);
   require(std::isfinite(r.baseline.total_us) && r.baseline.total_us > 0 &&
               std::isfinite(r.overlapped.total_us) && r.overlapped.total_us > 0,
@@ -225,7 +225,8 @@ inline void trace(const std::string& text) {
   std::ostringstream json, table, program;
   json << trace::trace_json(a).dump(2);
   trace::write_trace_table(table, a);
-  trace::write_program_yaml(program, a, {"h800-sxm", h800().engine.sm_count, 100});
+  const trace::ExportOptions options{"h800-sxm", h800().engine.sm_count};
+  trace::write_program_yaml(program, a, trace::export_program(a, options), options);
   try {
     parse_program(yaml::load_string(program.str(), "exported.yaml"));
   } catch (const InputError& e) {

@@ -27,7 +27,7 @@ std::array<double, kNumDtypes> expert_flops(const std::string& model, const std:
   w.redundant_experts = 32;
   w.gpus_per_node = 0;
   const ModelConfig m = load_model_config(model);
-  WhatIfSession session(m, load_hw_profile(hw), w, false);
+  WhatIfSession session(m, load_hw_profile(hw), w);
   const StrategyRun& run = session.run(load_strategy("no-overlap", m.family));
   std::array<double, kNumDtypes> sum{};
   for (size_t i = 0; i < run.built.program.kernels.size(); ++i)

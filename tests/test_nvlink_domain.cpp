@@ -35,7 +35,7 @@ nlohmann::json whatif_json(std::vector<std::string> args) {
 std::array<double, kNumLinks> link_bytes(const std::string& model, const std::string& hw,
                                          Workload w, const std::string& strategy) {
   const ModelConfig m = load_model_config(model);
-  WhatIfSession session(m, load_hw_profile(hw), w, false);
+  WhatIfSession session(m, load_hw_profile(hw), w);
   const StrategyRun& run = session.run(load_strategy(strategy, m.family));
   std::array<double, kNumLinks> sum{};
   for (const auto& k : run.built.program.kernels)

@@ -123,6 +123,35 @@ TEST_CASE("validate TRACE.json: table, --program for `overlapsim run`, detection
   CHECK(csv.err.find("--program") != std::string::npos);
 }
 
+TEST_CASE("the replay validate runs in memory is the program --program writes",
+          "[validate][trace]") {
+  // validate builds the program in memory and runs it; `overlapsim run` reads the YAML that
+  // --program writes. Same program, same engine: the replayed makespan (first start to last end)
+  // is run's makespan minus its first kernel's start. Tiny trace: 24 - 3 = 21 (see kTrace).
+  // validate places the replay on the trace's clock: DeepSeek's timestamps are ~1.74e15 us,
+  // where a double resolves 0.25 us, so a time there is within 0.25 us of the engine's and a
+  // span of two such times within 0.5 us.
+  std::vector<std::string> traces{temp_file("same-program.json", kTrace)};
+  if (fs::exists(kDeepSeekTrace)) traces.push_back(kDeepSeekTrace);
+  for (const auto& trace : traces) {
+    INFO(trace);
+    const std::string program = temp_file("same-program.yaml", "");
+    const CliResult v =
+        cli({"validate", trace, "--hw", "h800-sxm", "--json", "--program", program});
+    INFO(v.err);
+    REQUIRE(v.code == 0);
+    const CliResult run = cli({"run", program, "--json"});
+    INFO(run.err);
+    REQUIRE(run.code == 0);
+    const Json j = Json::parse(run.out);
+    double first_start_us = j["kernels"][0]["start_us"];
+    for (const auto& k : j["kernels"])
+      first_start_us = std::min(first_start_us, double(k["start_us"]));
+    CHECK(double(Json::parse(v.out)["makespan_us"]["replayed"]) ==
+          Approx(double(j["makespan_us"]) - first_start_us).margin(0.5));
+  }
+}
+
 TEST_CASE("validate TRACE.json: a malformed trace or a bad --hw is one line, exit 2",
           "[validate][trace][bad-input]") {
   const std::string bad = temp_file("truncated.json", std::string(kTrace).substr(0, 300));

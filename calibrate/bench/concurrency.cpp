@@ -24,11 +24,21 @@ constexpr int kTinyKernels = 200;
 constexpr int64_t kGemmM = 4096, kGemmN = 7168, kGemmK = 7168;
 constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 
-const std::vector<std::string> kColumns = {
-    "pair",      "a",         "b",          "alone_a_us",     "alone_b_us",
-    "together_us", "a_done_us", "b_done_us", "reps",          "a_cta_threads",
-    "a_cta_registers", "a_cta_shared_bytes", "b_cta_threads", "b_cta_registers",
-    "b_cta_shared_bytes"};
+const std::vector<std::string> kColumns = {"pair",
+                                           "a",
+                                           "b",
+                                           "alone_a_us",
+                                           "alone_b_us",
+                                           "together_us",
+                                           "a_done_us",
+                                           "b_done_us",
+                                           "reps",
+                                           "a_cta_threads",
+                                           "a_cta_registers",
+                                           "a_cta_shared_bytes",
+                                           "b_cta_threads",
+                                           "b_cta_registers",
+                                           "b_cta_shared_bytes"};
 
 const std::vector<std::string> kNotes = {
     "gemm_bf16: cuBLASLt BF16 y[4096,7168] = x[4096,7168] * w[7168,7168]^T (0.42 TFLOP), "
@@ -193,11 +203,10 @@ void run_concurrency_family(const BenchContext& context) {
                            CUDA_CHECK_LAUNCH();
                          },
                          small_cta};
-  const Workload fixed = {"fixed20_read_1gib",
-                          [&](cudaStream_t s) {
-                            launch_read(fixed_src.get(), kFixedReadBytes, fixed_grid, s);
-                          },
-                          fixed_cta};
+  const Workload fixed = {
+      "fixed20_read_1gib",
+      [&](cudaStream_t s) { launch_read(fixed_src.get(), kFixedReadBytes, fixed_grid, s); },
+      fixed_cta};
 
   struct Pair {
     const char* name;
@@ -225,17 +234,13 @@ void run_concurrency_family(const BenchContext& context) {
         time_together(context, flusher, *pair.a, *pair.b, stream_a, stream_b);
     auto cta_cells = [](const CtaFootprint& f) -> std::vector<std::string> {
       if (f.threads <= 0) return {"", "", ""};
-      return {cell(f.threads), cell(f.registers_per_thread), cell(static_cast<int64_t>(f.shared_bytes))};
+      return {cell(f.threads), cell(f.registers_per_thread),
+              cell(static_cast<int64_t>(f.shared_bytes))};
     };
-    std::vector<std::string> row = {cell(pair.name),
-                                    cell(pair.a->name),
-                                    cell(pair.b->name),
-                                    cell(alone_a_us),
-                                    cell(alone_b_us),
-                                    cell(together.together_us),
-                                    cell(together.a_done_us),
-                                    cell(together.b_done_us),
-                                    cell(context.options.reps)};
+    std::vector<std::string> row = {
+        cell(pair.name),          cell(pair.a->name),       cell(pair.b->name),
+        cell(alone_a_us),         cell(alone_b_us),         cell(together.together_us),
+        cell(together.a_done_us), cell(together.b_done_us), cell(context.options.reps)};
     for (const auto* w : {pair.a, pair.b})
       for (auto& c : cta_cells(w->cta)) row.push_back(std::move(c));
     csv.write_row(row);

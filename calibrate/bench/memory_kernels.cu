@@ -180,8 +180,12 @@ CtaFootprint footprint_of(Kernel kernel, const Grid& grid) {
 }
 }  // namespace
 
-CtaFootprint read_footprint(const Grid& grid) { return footprint_of(read_kernel, grid); }
-CtaFootprint copy_footprint(const Grid& grid) { return footprint_of(copy_kernel, grid); }
+CtaFootprint read_footprint(const Grid& grid) {
+  return footprint_of(read_kernel, grid);
+}
+CtaFootprint copy_footprint(const Grid& grid) {
+  return footprint_of(copy_kernel, grid);
+}
 
 void launch_read(const void* src, size_t bytes, const Grid& grid, cudaStream_t stream,
                  int* sm_ids) {

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "sim/core/work.hpp"
 #include <vector>
+#include "sim/core/work.hpp"
 
 namespace ovs {
 

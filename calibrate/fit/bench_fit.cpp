@@ -229,7 +229,8 @@ void fit_hbm(HwProfile& hw, const BenchData& d, BenchFitResult& res) {
                 [](const HwProfile& h) { return h.engine.hbm_bytes_per_us / 1e3; },
                 [](HwProfile& h, double v) { h.engine.hbm_bytes_per_us = v * 1e3; },
                 0.3 * hw.hbm_peak_gbps, hw.hbm_peak_gbps};
-  const Knob sat{"hbm.saturation_sms", [](const HwProfile& h) { return h.engine.hbm_saturation_sms; },
+  const Knob sat{"hbm.saturation_sms",
+                 [](const HwProfile& h) { return h.engine.hbm_saturation_sms; },
                  [](HwProfile& h, double v) { h.engine.hbm_saturation_sms = v; }, 1.0,
                  double(hw.engine.sm_count)};
   res.families.push_back(fit_family(hw, res, "hbm", rows, {bw, sat}));
@@ -243,7 +244,8 @@ void fit_concurrency(HwProfile& hw, const BenchData& d, BenchFitResult& res) {
   if (all.empty()) return;
   std::vector<const Measurement*> rows;
   for (const auto& m : all) rows.push_back(&m);
-  const Knob issue{"sm.issue_capacity", [](const HwProfile& h) { return h.engine.sm.issue_capacity; },
+  const Knob issue{"sm.issue_capacity",
+                   [](const HwProfile& h) { return h.engine.sm.issue_capacity; },
                    [](HwProfile& h, double v) { h.engine.sm.issue_capacity = v; }, 0.25, 2.0};
   res.families.push_back(fit_family(hw, res, "concurrency", rows, {issue}));
 }

@@ -90,7 +90,6 @@ std::optional<std::vector<KernelCost>> concurrency_workload(const HwProfile& hw,
   return std::nullopt;
 }
 
-
 std::vector<Measurement> concurrency_measurements(const BenchData& d, const HwProfile& hw) {
   std::vector<Measurement> out;
   const int sms = bench_sm_count(d, hw);

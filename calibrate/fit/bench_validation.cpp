@@ -99,4 +99,26 @@ void print_bench_validation(std::ostream& out, const BenchValidation& v) {
   print_bench_checks(out, v.checks);
 }
 
+nlohmann::ordered_json bench_validation_json(const BenchValidation& v) {
+  nlohmann::ordered_json j;
+  j["data"] = v.dir;
+  j["hardware"] = v.hardware;
+  j["gpu"] = v.gpu;
+  j["date"] = v.date;
+  nlohmann::ordered_json fam;
+  for (const auto& [family, s] : v.families)
+    fam[family] = {{"rows", s.rows}, {"mape", s.mape}, {"bias", s.bias}, {"max_abs", s.max_abs}};
+  j["families"] = fam;
+  auto pairs = nlohmann::ordered_json::array();
+  for (const auto& p : v.checks.pairs)
+    pairs.push_back(
+        {{"pair", p.pair},
+         {"together_us", {{"measured", p.together[0]}, {"predicted", p.together[1]}}},
+         {"overlap_efficiency",
+          {{"measured", p.overlap_efficiency(0)}, {"predicted", p.overlap_efficiency(1)}}}});
+  j["concurrency"] = pairs;
+  j["notes"] = v.checks.notes;
+  return j;
+}
+
 }  // namespace ovs

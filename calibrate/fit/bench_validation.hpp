@@ -2,6 +2,7 @@
 // Predicted against measured for a folder of microbenchmark CSVs (`overlapsim validate DIR`):
 // the rows calibrate --bench fits, per family, with the checks of bench_checks.hpp; and the
 // printing of calibrate --bench's fit report.
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -20,5 +21,6 @@ struct BenchValidation {
 
 BenchValidation validate_bench(const HwProfile& hw, const BenchData& d);
 void print_bench_validation(std::ostream& out, const BenchValidation& v);
+nlohmann::ordered_json bench_validation_json(const BenchValidation& v);
 
 }  // namespace ovs

@@ -5,73 +5,88 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <sstream>
 
 #include "calibrate/import/kernel_families.hpp"
 #include "calibrate/import/trace_export.hpp"
-#include "sim/core/error.hpp"
+#include "sim/core/intervals.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/timeline.hpp"
-#include "sim/io/program_loader.hpp"
 
 namespace ovs {
 namespace {
 
-using Interval = std::pair<double, double>;
-
-std::vector<Interval> merge(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end());
-  std::vector<Interval> out;
-  for (const auto& iv : v) {
-    if (!out.empty() && iv.first <= out.back().second)
-      out.back().second = std::max(out.back().second, iv.second);
-    else
-      out.push_back(iv);
-  }
-  return out;
-}
-
-double intersection(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  double s = 0;
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    const double lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
-    if (hi > lo) s += hi - lo;
-    (a[i].second < b[j].second) ? ++i : ++j;
-  }
-  return s;
-}
-
-// Time each stream, and each kernel family, runs while another stream runs a kernel.
-struct Overlaps {
-  std::vector<double> stream;               // by index into TraceStats::streams
-  std::map<std::string, double> family;     // by family
-  std::map<std::string, double> kernel_us;  // by family
-  std::map<std::string, long long> kernels;
+// One kernel on the trace's clock: measured (its ts and dur) or replayed (the engine's start,
+// shifted by the trace's first start, and its duration).
+struct TimedKernel {
+  int stream = 0;  // index into TraceStats::streams
+  std::string family;
+  double ts_us = 0;
+  double dur_us = 0;
+  double end_us() const { return ts_us + dur_us; }
 };
 
-Overlaps overlaps(const trace::KinetoTrace& t, const trace::TraceStats& st) {
-  const size_t ns = st.streams.size();
-  std::vector<std::vector<Interval>> per(ns);
-  for (const auto& k : t.kernels) per[st.stream_of[k.stream]].push_back({k.ts_us, k.end_us()});
-  std::vector<std::vector<Interval>> unions(ns), others(ns);
-  for (size_t i = 0; i < ns; ++i) unions[i] = merge(per[i]);
-  Overlaps o;
-  o.stream.assign(ns, 0);
-  for (size_t i = 0; i < ns; ++i) {
+// What the validation compares, measured or replayed, from kernel times alone.
+struct StreamTimes {
+  long long kernels = 0;
+  double first_start_us = 0, last_end_us = 0;  // relative to the first kernel's start
+  double busy_us = 0;                          // union of its kernels' intervals
+  double overlapped_us = 0;                    // busy while another stream is busy
+};
+struct FamilyTimes {
+  long long kernels = 0;
+  double kernel_us = 0;      // sum of durations
+  double overlapped_us = 0;  // its kernels' time beside another stream's kernels
+};
+struct Times {
+  double t0_us = 0;            // the first kernel's start
+  double span_us = 0;          // first start to last end
+  double multi_stream_us = 0;  // two or more streams busy
+  std::vector<StreamTimes> streams;
+  std::map<std::string, FamilyTimes> families;
+};
+
+// `kernels` in any order; sums over kernels run in that order.
+Times times_of(const std::vector<TimedKernel>& kernels, size_t streams) {
+  Times m;
+  m.t0_us = kernels.front().ts_us;
+  double end_us = kernels.front().end_us();
+  for (const auto& k : kernels) {
+    m.t0_us = std::min(m.t0_us, k.ts_us);
+    end_us = std::max(end_us, k.end_us());
+  }
+  m.span_us = end_us - m.t0_us;
+  std::vector<std::vector<Interval>> per(streams);
+  m.streams.resize(streams);
+  std::vector<double> first(streams, 0), last(streams, 0);
+  for (const auto& k : kernels) {
+    StreamTimes& s = m.streams[k.stream];
+    first[k.stream] = s.kernels == 0 ? k.ts_us : std::min(first[k.stream], k.ts_us);
+    last[k.stream] = s.kernels == 0 ? k.end_us() : std::max(last[k.stream], k.end_us());
+    ++s.kernels;
+    per[k.stream].push_back({k.ts_us, k.end_us()});
+  }
+  std::vector<IntervalUnion> unions(streams), others(streams);
+  for (size_t i = 0; i < streams; ++i) unions[i] = IntervalUnion(std::move(per[i]));
+  for (size_t i = 0; i < streams; ++i) {
     std::vector<Interval> rest;
-    for (size_t j = 0; j < ns; ++j)
-      if (j != i) rest.insert(rest.end(), unions[j].begin(), unions[j].end());
-    others[i] = merge(rest);
-    o.stream[i] = intersection(unions[i], others[i]);
+    for (size_t j = 0; j < streams; ++j)
+      if (j != i)
+        rest.insert(rest.end(), unions[j].intervals().begin(), unions[j].intervals().end());
+    others[i] = IntervalUnion(std::move(rest));
+    StreamTimes& s = m.streams[i];
+    s.first_start_us = first[i] - m.t0_us;
+    s.last_end_us = last[i] - m.t0_us;
+    s.busy_us = unions[i].length_us();
+    s.overlapped_us = intersection_us(unions[i], others[i]);
   }
-  for (const auto& k : t.kernels) {
-    const std::string f(trace::kernel_family(t.names[k.name]));
-    o.family[f] += intersection({{k.ts_us, k.end_us()}}, others[st.stream_of[k.stream]]);
-    o.kernel_us[f] += k.dur_us;
-    ++o.kernels[f];
+  m.multi_stream_us = covered_by_at_least_us(2, unions);
+  for (const auto& k : kernels) {
+    FamilyTimes& f = m.families[k.family];
+    f.overlapped_us += intersection_us(Interval{k.ts_us, k.end_us()}, others[k.stream]);
+    f.kernel_us += k.dur_us;
+    ++f.kernels;
   }
-  return o;
+  return m;
 }
 
 double mape(const std::vector<ReplayPair>& v) {
@@ -82,8 +97,7 @@ double mape(const std::vector<ReplayPair>& v) {
 
 }  // namespace
 
-TraceValidation validate_trace(const trace::TraceAnalysis& a, const HwProfile& hw,
-                               const std::string& hw_arg, std::string* program_out) {
+TraceValidation validate_trace(const trace::TraceAnalysis& a, const HwProfile& hw) {
   const trace::KinetoTrace& t = a.trace;
   const trace::TraceStats& st = a.stats;
   TraceValidation v;
@@ -91,54 +105,49 @@ TraceValidation validate_trace(const trace::TraceAnalysis& a, const HwProfile& h
   v.hardware = hw.name;
   v.kernels = st.kernels;
 
-  // The replay: the exported program run by the engine.
-  std::ostringstream yaml_text;
-  trace::write_program_yaml(yaml_text, a, {hw_arg, hw.engine.sm_count, 100});
-  const LoadedProgram lp = parse_program(yaml::load_string(yaml_text.str(), t.file + " (replay)"));
-  if (lp.program.kernels.size() != st.start_order.size())
-    throw SimulationError("replay of " + t.file + ": the exported program has " +
-                          std::to_string(lp.program.kernels.size()) + " kernels, the trace " +
-                          std::to_string(st.start_order.size()));
-  Timeline timeline(lp.program);
-  Engine(lp.hw.engine).run(lp.program, &timeline);
-  if (program_out) *program_out = yaml_text.str();
-  trace::KinetoTrace r;
-  r.file = t.file + " (replay)";
-  r.names = t.names;
-  r.streams = t.streams;
-  r.device_sms = t.device_sms;
+  // The replay: the exported program (kernel i is the trace's kernel start_order[i]) run by the
+  // engine.
+  const trace::ExportedProgram exported = trace::export_program(
+      a, {hw.name, hw.engine.sm_count, trace::ExportOptions{}.max_host_gap_us});
+  Timeline timeline(exported.program);
+  Engine(hw.engine).run(exported.program, &timeline);
+  auto family = [&](const trace::KernelEvent& k) {
+    return std::string(trace::kernel_family(t.names[k.name]));
+  };
+  std::vector<TimedKernel> measured, replayed;  // in file order; in start order
+  for (const auto& k : t.kernels)
+    measured.push_back({st.stream_of[k.stream], family(k), k.ts_us, k.dur_us});
   for (size_t i = 0; i < st.start_order.size(); ++i) {
-    trace::KernelEvent e = t.kernels[st.start_order[i]];
-    e.ts_us = st.t0_us + timeline.kernels()[i].start_us;
-    e.dur_us = timeline.kernels()[i].duration_us();
-    e.correlation = -1;
-    r.kernels.push_back(e);
+    const trace::KernelEvent& k = t.kernels[st.start_order[i]];
+    const KernelRecord& r = timeline.kernels()[i];
+    replayed.push_back({st.stream_of[k.stream], family(k), st.t0_us + r.start_us, r.duration_us()});
   }
-  const trace::TraceStats rs = trace::compute_trace_stats(r);
-  const Overlaps mo = overlaps(t, st), ro = overlaps(r, rs);
+  const Times mt = times_of(measured, st.streams.size()),
+              rt = times_of(replayed, st.streams.size());
 
-  v.makespan_us = {st.span_us, rs.span_us};
-  v.multi_stream_us = {st.multi_stream_us, rs.multi_stream_us};
+  v.makespan_us = {mt.span_us, rt.span_us};
+  v.multi_stream_us = {mt.multi_stream_us, rt.multi_stream_us};
   std::vector<ReplayPair> spans, stream_overlaps, family_overlaps;
   for (size_t i = 0; i < st.streams.size(); ++i) {
-    const auto &ms = st.streams[i], &rp = rs.streams[i];
-    TraceStreamRow row{ms.name,
-                       ms.role,
+    const StreamTimes &ms = mt.streams[i], &rs = rt.streams[i];
+    TraceStreamRow row{st.streams[i].name,
+                       st.streams[i].role,
                        ms.kernels,
-                       {ms.last_end_us - ms.first_start_us, rp.last_end_us - rp.first_start_us},
-                       {mo.stream[i], ro.stream[i]},
-                       {ms.busy_us, rp.busy_us}};
+                       {ms.last_end_us - ms.first_start_us, rs.last_end_us - rs.first_start_us},
+                       {ms.overlapped_us, rs.overlapped_us},
+                       {ms.busy_us, rs.busy_us}};
     spans.push_back(row.span_us);
-    if (row.overlapped_us.measured > 0.01 * st.span_us)
+    if (row.overlapped_us.measured > 0.01 * mt.span_us)
       stream_overlaps.push_back(row.overlapped_us);
     v.streams.push_back(row);
   }
-  for (const auto& [family, us] : mo.family) {
-    TraceFamilyRow row{family,
-                       mo.kernels.at(family),
-                       {us, ro.family.at(family)},
-                       {mo.kernel_us.at(family), ro.kernel_us.at(family)},
-                       us >= 0.01 * st.span_us};
+  for (const auto& [name, mf] : mt.families) {
+    const FamilyTimes& rf = rt.families.at(name);
+    TraceFamilyRow row{name,
+                       mf.kernels,
+                       {mf.overlapped_us, rf.overlapped_us},
+                       {mf.kernel_us, rf.kernel_us},
+                       mf.overlapped_us >= 0.01 * mt.span_us};
     if (row.in_mape) family_overlaps.push_back(row.overlapped_us);
     v.families.push_back(row);
   }
@@ -152,9 +161,8 @@ TraceValidation validate_trace(const trace::TraceAnalysis& a, const HwProfile& h
   // Layers (repeating segments of the compute stream), measured against replayed.
   if (a.segments.found) {
     std::vector<std::pair<double, double>> compute;  // replayed (start, end) in stream order
-    const int cs = st.streams[st.compute].stream;
-    for (const auto& k : r.kernels)
-      if (k.stream == cs) compute.push_back({k.ts_us - rs.t0_us, k.end_us() - rs.t0_us});
+    for (const auto& k : replayed)
+      if (k.stream == st.compute) compute.push_back({k.ts_us - rt.t0_us, k.end_us() - rt.t0_us});
     const auto& segs = a.segments.segments;
     for (size_t i = 0; i < segs.size(); ++i) {
       const auto first = static_cast<size_t>(segs[i].first_kernel);

@@ -6,15 +6,15 @@
 // duration, and the host's launch calls; without `record_shapes` it gives no GEMM shapes,
 // token counts or bytes, so the cost models cannot price its kernels from the trace alone.
 // What can be validated:
-//   replay   the imported program (import-trace --program: measured durations, streams, start
-//            order, host pacing) run by the engine, which decides when each kernel starts
-//            (host launch cost, stream order, SM hand-out; a kernel given fewer SMs than its
-//            grid stretches). Per stream its span (first start to last end) and the time it
-//            runs beside another stream; per kernel family the time its kernels run beside
-//            another stream; overall the makespan and the time two or more streams are busy,
-//            each replayed against measured, with MAPE. Kernel durations are the trace's own:
-//            per-stream busy time and per-family kernel time are inputs, not predictions, and
-//            are shown only as how much the replay stretched them.
+//   replay   the imported program (trace::export_program, which import-trace --program writes:
+//            measured durations, streams, start order, host pacing) run by the engine, which
+//            decides when each kernel starts (host launch cost, stream order, SM hand-out; a kernel
+//            given fewer SMs than its grid stretches). Per stream its span (first start to last
+//            end) and the time it runs beside another stream; per kernel family the time its
+//            kernels run beside another stream; overall the makespan and the time two or more
+//            streams are busy, each replayed against measured, with MAPE. Kernel durations are the
+//            trace's own: per-stream busy time and per-family kernel time are inputs, not
+//            predictions, and are shown only as how much the replay stretched them.
 //   profile  parameters of the hardware profile the trace measures directly: the host launch
 //            cost (median launch call) against host.launch_eager_us, the SMs of the
 //            communication stream's kernels against kernels.comm.deepep_normal_sms, the GPU's
@@ -76,10 +76,9 @@ struct TraceValidation {
   std::vector<std::string> notes;
 };
 
-// `hw_arg` is what the exported program names as its hardware (a profile name or path).
-// When `program_out` is non-null, the replayed program's YAML is stored there.
-TraceValidation validate_trace(const trace::TraceAnalysis& a, const HwProfile& hw,
-                               const std::string& hw_arg, std::string* program_out = nullptr);
+// The replayed program is trace::export_program(a, {name, hw's SMs}) (calibrate/import/
+// trace_export.hpp), run in memory on `hw`.
+TraceValidation validate_trace(const trace::TraceAnalysis& a, const HwProfile& hw);
 
 void write_trace_validation(std::ostream& out, const TraceValidation& v);
 nlohmann::ordered_json trace_validation_json(const TraceValidation& v);

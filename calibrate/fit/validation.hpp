@@ -1,6 +1,8 @@
 #pragma once
 // Predicted against measured, row by row, with the mean absolute percentage error per family.
 #include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -28,5 +30,16 @@ struct ValidationReport {
 };
 
 ValidationReport validate(const HwProfile& hw, const MeasurementSet& set);
+
+// The profile numbers a family's predictions read (profile paths; empty: all of them).
+std::vector<std::string> fields_read_by(DataFamily f);
+
+// `overlapsim validate DATA.csv`'s outputs (validation_report.cpp): one JSON object, or the table
+// with MAPE per family and the profile numbers behind the predictions with their sources.
+// `data`: the CSV's path as given.
+nlohmann::ordered_json validation_json(const std::string& data, const HwProfile& hw,
+                                       const MeasurementSet& set, const ValidationReport& r);
+void write_validation_table(std::ostream& out, const std::string& data, const HwProfile& hw,
+                            const MeasurementSet& set, const ValidationReport& r);
 
 }  // namespace ovs

@@ -6,59 +6,10 @@
 #include <numeric>
 
 #include "calibrate/import/kernel_families.hpp"
+#include "sim/core/intervals.hpp"
 
 namespace ovs::trace {
 namespace {
-
-using Interval = std::pair<double, double>;
-
-// Union of intervals sorted by start.
-std::vector<Interval> merge(const std::vector<Interval>& sorted) {
-  std::vector<Interval> out;
-  for (const auto& iv : sorted) {
-    if (!out.empty() && iv.first <= out.back().second)
-      out.back().second = std::max(out.back().second, iv.second);
-    else
-      out.push_back(iv);
-  }
-  return out;
-}
-
-double length(const std::vector<Interval>& u) {
-  double s = 0;
-  for (const auto& iv : u) s += iv.second - iv.first;
-  return s;
-}
-
-double intersection(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  double s = 0;
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    const double lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
-    if (hi > lo) s += hi - lo;
-    (a[i].second < b[j].second) ? ++i : ++j;
-  }
-  return s;
-}
-
-// Time during which at least two of the (per-stream merged) interval lists are busy.
-double multi_busy(const std::vector<std::vector<Interval>>& unions) {
-  std::vector<std::pair<double, int>> edges;
-  for (const auto& u : unions)
-    for (const auto& iv : u) {
-      edges.push_back({iv.first, +1});
-      edges.push_back({iv.second, -1});
-    }
-  std::sort(edges.begin(), edges.end());  // ends (-1) before starts (+1) at equal times
-  double s = 0, last = 0;
-  int open = 0;
-  for (const auto& [t, d] : edges) {
-    if (open >= 2) s += t - last;
-    open += d;
-    last = t;
-  }
-  return s;
-}
 
 std::string stream_name(const StreamKey& k, bool several_gpus) {
   std::string s = "stream" + std::to_string(k.stream);
@@ -157,16 +108,19 @@ TraceStats compute_trace_stats(const KinetoTrace& t) {
     }
     if (is_communication_family(f)) s.communication_us += k.dur_us;
   }
-  std::vector<std::vector<Interval>> unions(ns);
+  std::vector<IntervalUnion> unions(ns);
   for (size_t i = 0; i < ns; ++i) {
     StreamStats& s = st.streams[i];
-    unions[i] = merge(intervals[i]);
-    s.busy_us = length(unions[i]);
+    unions[i] = IntervalUnion(intervals[i]);
+    s.busy_us = unions[i].length_us();
     double most = -1;
     for (const auto& [f, us] : family_us[i])
       if (us > most) s.main_family = std::string(f), most = us;
-    s.first_start_us = unions[i].front().first - st.t0_us;
-    s.last_end_us = unions[i].back().second - st.t0_us;
+    // In start order, so the first starts first; a kernel of no duration counts too.
+    double last_end_us = intervals[i].front().end_us;
+    for (const Interval& k : intervals[i]) last_end_us = std::max(last_end_us, k.end_us);
+    s.first_start_us = intervals[i].front().start_us - st.t0_us;
+    s.last_end_us = last_end_us - st.t0_us;
     std::stable_sort(s.grids.begin(), s.grids.end(),
                      [](const GridUse& a, const GridUse& b) { return a.busy_us > b.busy_us; });
   }
@@ -195,11 +149,11 @@ TraceStats compute_trace_stats(const KinetoTrace& t) {
   }
 
   // Overlap between streams.
-  st.multi_stream_us = multi_busy(unions);
+  st.multi_stream_us = covered_by_at_least_us(2, unions);
   for (size_t a = 0; a < ns; ++a)
     for (size_t b = a + 1; b < ns; ++b)
       st.pairs.push_back(
-          {static_cast<int>(a), static_cast<int>(b), intersection(unions[a], unions[b])});
+          {static_cast<int>(a), static_cast<int>(b), intersection_us(unions[a], unions[b])});
 
   // Launches: the API call of each kernel (by correlation id), and the stream predecessor.
   std::vector<double> to_start, ready, host;

@@ -279,6 +279,14 @@ void require_kernel_params(const HwProfile& p) {
                      "the profile has no kernels: section (cost-model parameters)");
 }
 
+int gpus_per_node_or_domain(const HwProfile& p, int asked) {
+  if (asked > 0) return asked;
+  if (p.nvlink_domain_gpus <= 0)
+    throw InputError(p.file, 1, "nvlink_domain_gpus",
+                     "the profile does not say how many GPUs share NVLink; give --gpus-per-node");
+  return p.nvlink_domain_gpus;
+}
+
 HwProfile load_hw_profile(const std::string& name_or_path) {
   return load_hw_profile(name_or_path, {});
 }

@@ -64,6 +64,10 @@ struct HwProfile {
 // Throws InputError unless the profile has the kernels: section the cost models need.
 void require_kernel_params(const HwProfile& p);
 
+// GPUs per node: `asked` when > 0, else the profile's NVLink domain (nvlink_domain_gpus), so an
+// EP group inside the domain uses NVLink only. InputError naming the profile when it gives none.
+int gpus_per_node_or_domain(const HwProfile& p, int asked);
+
 HwProfile load_hw_profile(const std::string& name_or_path);
 // The same with fields overridden by dotted path (a sweep axis such as "links.rdma.gbps").
 HwProfile load_hw_profile(const std::string& name_or_path,

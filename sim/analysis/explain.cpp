@@ -6,45 +6,21 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "sim/core/intervals.hpp"
 #include "sim/core/units.hpp"
 
 namespace ovs {
 namespace {
 
-using Span = std::pair<double, double>;
-
-std::vector<Span> merge(std::vector<Span> v) {
-  std::sort(v.begin(), v.end());
-  std::vector<Span> out;
-  for (const auto& s : v) {
-    if (s.second <= s.first) continue;
-    if (!out.empty() && s.first <= out.back().second)
-      out.back().second = std::max(out.back().second, s.second);
-    else
-      out.push_back(s);
-  }
-  return out;
-}
-
-// Part of [a, b) not covered by the merged spans.
-double uncovered(double a, double b, const std::vector<Span>& cover) {
-  double covered = 0;
-  auto it = std::lower_bound(cover.begin(), cover.end(), Span{a, a},
-                             [](const Span& x, const Span& y) { return x.second < y.first; });
-  for (; it != cover.end() && it->first < b; ++it)
-    covered += std::max(0.0, std::min(b, it->second) - std::max(a, it->first));
-  return (b - a) - covered;
-}
-
 std::map<std::string, double> exposed_by_op(const BuiltProgram& b, const Timeline& tl) {
-  std::vector<Span> compute;
+  std::vector<Interval> compute;
   const auto& ks = tl.kernels();
   for (size_t i = 0; i < ks.size(); ++i)
     if (!b.info[i].comm) compute.push_back({ks[i].start_us, ks[i].end_us});
-  const auto cover = merge(compute);
+  const IntervalUnion cover(std::move(compute));
   std::map<std::string, double> out;
   for (size_t i = 0; i < ks.size(); ++i)
-    if (b.info[i].comm) out[b.info[i].op] += uncovered(ks[i].start_us, ks[i].end_us, cover);
+    if (b.info[i].comm) out[b.info[i].op] += difference_us({ks[i].start_us, ks[i].end_us}, cover);
   return out;
 }
 
@@ -52,19 +28,18 @@ std::map<std::string, double> exposed_by_op(const BuiltProgram& b, const Timelin
 struct Usage {
   double sms = 0, hbm = 0, nvlink = 0, rdma = 0, length = 0;
 };
-Usage integrate(const std::vector<CounterSample>& c, const std::vector<Span>& windows,
-                double end_us) {
+Usage integrate(const std::vector<CounterSample>& c, const IntervalUnion& windows, double end_us) {
   Usage u;
-  for (const auto& [a, b] : windows) {
-    u.length += b - a;
+  for (const Interval& w : windows.intervals()) {
+    u.length += w.length_us();
     for (size_t i = 0; i < c.size(); ++i) {
-      const double s = c[i].t_us, e = i + 1 < c.size() ? c[i + 1].t_us : end_us;
-      const double lo = std::max(a, s), hi = std::min(b, e);
-      if (hi <= lo) continue;
-      u.sms += c[i].c.sms_busy * (hi - lo);
-      u.hbm += c[i].c.hbm_bytes_per_us * (hi - lo);
-      u.nvlink += c[i].c.link_bytes_per_us[0] * (hi - lo);
-      u.rdma += c[i].c.link_bytes_per_us[1] * (hi - lo);
+      const Interval sample{c[i].t_us, i + 1 < c.size() ? c[i + 1].t_us : end_us};
+      const double us = overlap_us(w, sample);
+      if (us <= 0) continue;
+      u.sms += c[i].c.sms_busy * us;
+      u.hbm += c[i].c.hbm_bytes_per_us * us;
+      u.nvlink += c[i].c.link_bytes_per_us[0] * us;
+      u.rdma += c[i].c.link_bytes_per_us[1] * us;
     }
   }
   return u;
@@ -72,15 +47,15 @@ Usage integrate(const std::vector<CounterSample>& c, const std::vector<Span>& wi
 
 }  // namespace
 
-Explanation explain(const WhatIfRequest& req) {
+Explanation explain(const WhatIfRequest& req, RunWatcher* watch) {
   Explanation e;
-  e.whatif = run_whatif(req);
+  e.whatif = run_whatif(req, watch);
   const ModelConfig model = load_model_config(req.model);
   const HwProfile hw = load_hw_profile(req.hw);
   e.guesses = hw.guesses();
-  const Strategy base_s = load_strategy(req.baseline, model.family);
-  const Strategy over_s = load_strategy(req.strategy, model.family);
-  WhatIfSession session(model, hw, req.workload, req.deepep_mode_given);
+  const Strategy base_s = load_request_strategy(req.baseline, model.family, "baseline");
+  const Strategy over_s = load_request_strategy(req.strategy, model.family, "strategy");
+  WhatIfSession session(model, hw, req.workload);
   const LayerBuilder lb_base(model, hw, session.workload_for(base_s)),
       lb_over(model, hw, session.workload_for(over_s));
   const StrategyRun base = simulate_strategy(lb_base, base_s);
@@ -91,7 +66,7 @@ Explanation explain(const WhatIfRequest& req) {
   for (const auto& [op, us] : eb) e.exposed_by_op[op].first = us;
   for (const auto& [op, us] : eo) e.exposed_by_op[op].second = us;
   // Utilization per stage of the MoE layers' lists.
-  std::map<int, std::vector<Span>> windows;
+  std::map<int, std::vector<Interval>> windows;
   const auto& ks = over.timeline->kernels();
   for (size_t i = 0; i < ks.size(); ++i)
     if (over.built.info[i].stage >= 0 && over.built.info[i].layer >= model.dense_layers)
@@ -99,7 +74,7 @@ Explanation explain(const WhatIfRequest& req) {
   const std::string first_type = lb_over.layer_type(model.layers - 1);
   const auto stages = stages_of(over_s.for_type(first_type));
   for (auto& [stage, w] : windows) {
-    const Usage u = integrate(over.timeline->counters(), merge(w), over.result.makespan_us);
+    const Usage u = integrate(over.timeline->counters(), IntervalUnion(w), over.result.makespan_us);
     StageUse s;
     s.stage = stage;
     if (stage < static_cast<int>(stages.size()))
@@ -167,7 +142,8 @@ void write_explanation_json(std::ostream& out, const Explanation& e) {
                   {"rdma_gbps", s.rdma_gbps}});
   j["stages"] = st;
   Json deg = Json::array();
-  for (const auto& d : e.whatif.degradation) deg.push_back({{"cause", d.cause}, {"us", d.us}});
+  for (const auto& d : e.whatif.degradation)
+    deg.push_back({{"cause", cause_name(d.cause)}, {"us", d.us}});
   j["degradation"] = deg;
   for (const auto* side : {&e.whatif.baseline, &e.whatif.overlapped}) {
     Json terms = Json::array();

@@ -35,7 +35,8 @@ struct Explanation {
   std::vector<std::string> guesses;  // numbers of the hardware profile that are still guesses
 };
 
-Explanation explain(const WhatIfRequest& r);
+// The what-if (its runs watched as run_whatif's), then the why.
+Explanation explain(const WhatIfRequest& r, RunWatcher* watch = nullptr);
 void write_explanation(std::ostream& out, const Explanation& e);
 void write_explanation_json(std::ostream& out, const Explanation& e);
 

@@ -2,47 +2,9 @@
 #include <cmath>
 
 #include "sim/analysis/whatif.hpp"
+#include "sim/core/intervals.hpp"
 
 namespace ovs {
-namespace {
-
-using Span = std::pair<double, double>;
-
-std::vector<Span> merged(std::vector<Span> v) {
-  std::sort(v.begin(), v.end());
-  std::vector<Span> out;
-  for (const auto& s : v) {
-    if (s.second <= s.first) continue;
-    if (!out.empty() && s.first <= out.back().second)
-      out.back().second = std::max(out.back().second, s.second);
-    else
-      out.push_back(s);
-  }
-  return out;
-}
-
-double length(const std::vector<Span>& v) {
-  double t = 0;
-  for (const auto& s : v) t += s.second - s.first;
-  return t;
-}
-
-// Length of a minus b (both merged: sorted and disjoint).
-double minus(const std::vector<Span>& a, const std::vector<Span>& b) {
-  double t = 0;
-  size_t j = 0;
-  for (const auto& [s, e] : a) {
-    while (j < b.size() && b[j].second <= s) ++j;
-    double covered = 0;
-    for (size_t k = j; k < b.size() && b[k].first < e; ++k)
-      covered += std::min(e, b[k].second) - std::max(s, b[k].first);
-    t += (e - s) - covered;
-  }
-  return t;
-}
-
-}  // namespace
-
 ProgramStats program_stats(const BuiltProgram& b, const Timeline& tl, double makespan_us,
                            const Workload& w, int first_moe_layer, int layers) {
   ProgramStats s;
@@ -50,21 +12,22 @@ ProgramStats program_stats(const BuiltProgram& b, const Timeline& tl, double mak
   s.split = b.split;
   s.note = b.note;
   s.launches = b.launch_count;
-  std::vector<Span> comm, compute, any;
+  std::vector<Interval> comm, compute, any;
   std::vector<double> layer_end(layers, 0.0);
   const auto& ks = tl.kernels();
   for (size_t i = 0; i < ks.size(); ++i) {
-    const Span sp{ks[i].start_us, ks[i].end_us};
+    const Interval sp{ks[i].start_us, ks[i].end_us};
     (b.info[i].comm ? comm : compute).push_back(sp);
     any.push_back(sp);
     const int l = b.info[i].layer;
     if (l >= 0 && l < layers) layer_end[l] = std::max(layer_end[l], ks[i].end_us);
   }
-  const auto mc = merged(comm), mp = merged(compute), ma = merged(any);
-  s.comm_busy_us = length(mc);
-  s.compute_busy_us = length(mp);
-  s.exposed_comm_us = minus(mc, mp);
-  s.gpu_idle_us = std::max(0.0, makespan_us - length(ma));
+  const IntervalUnion comm_busy(std::move(comm)), compute_busy(std::move(compute)),
+      any_busy(std::move(any));
+  s.comm_busy_us = comm_busy.length_us();
+  s.compute_busy_us = compute_busy.length_us();
+  s.exposed_comm_us = difference_us(comm_busy, compute_busy);
+  s.gpu_idle_us = std::max(0.0, makespan_us - any_busy.length_us());
   // Steady state: consecutive layer ends over the MoE layers, first two and last one left out.
   const int lo = std::min(layers - 1, first_moe_layer + 2), hi = layers - 1;
   if (hi - lo >= 2)

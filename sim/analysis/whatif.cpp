@@ -10,24 +10,27 @@
 #include "sim/core/units.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/kernel_model.hpp"
-#include "sim/io/atomic_file.hpp"
-#include "sim/io/chrome_trace.hpp"
 
 namespace ovs {
 namespace {
 
 // Which side of the ledger a kernel's time alone falls in, for the degradation itemization.
-std::string bucket(const KernelInfo& info, const KernelSpec& k, const SoloBreakdown& b) {
-  if (info.comm) return "communication latency";
+DegradationCause bucket(const KernelInfo& info, const KernelSpec& k, const SoloBreakdown& b) {
+  using C = DegradationCause;
+  if (info.comm) return C::communication_latency;
   const std::string bound = b.bound();
   if (k.category == "gemm") {
-    if (bound == "hbm" || bound == "l2") return "weight re-reads";
-    if (bound == "latency") return "fixed kernel latency";
-    return "tile and wave waste";
+    if (bound == "hbm" || bound == "l2") return C::weight_rereads;
+    if (bound == "latency") return C::fixed_kernel_latency;
+    return C::tile_and_wave_waste;
   }
-  if (k.category == "attention") return "attention efficiency";
-  if (bound == "latency") return "fixed kernel latency";
-  return "small memory-bound kernels";
+  if (k.category == "attention") return C::attention_efficiency;
+  if (bound == "latency") return C::fixed_kernel_latency;
+  return C::small_memory_bound_kernels;
+}
+
+std::string name_of(DegradationCause c) {
+  return std::string(cause_name(c));
 }
 
 // Empty when both fit; else what does not fit and why (its largest term).
@@ -59,19 +62,14 @@ std::string fit_sentence(const ProgramStats& base, const ProgramStats& over, con
 
 }  // namespace
 
-StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, TraceSink* sink, int pid) {
+StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatcher* watch) {
   StrategyRun r;
   r.built = build_program(lb, s);
   r.timeline = std::make_unique<Timeline>(r.built.program);
   const Engine engine(lb.hw().engine);
-  std::unique_ptr<ChromeTraceWriter> trace;
   ObserverList obs;
   obs.add(r.timeline.get());
-  if (sink) {
-    trace = std::make_unique<ChromeTraceWriter>(*sink, r.built.program,
-                                                s.name + " on " + lb.hw().name, pid);
-    obs.add(trace.get());
-  }
+  if (watch) obs.add(watch->watch(r.built.program, s.name + " on " + lb.hw().name));
   r.result = engine.run(r.built.program, &obs);
   const ModelConfig& m = lb.model();
   r.stats = program_stats(r.built, *r.timeline, r.result.makespan_us, lb.workload(), m.dense_layers,
@@ -98,8 +96,9 @@ StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, TraceSi
     e.us += b.total_us() - capped_loss;
     e.capped_us += capped_loss;
     e.cause = bucket(info, k, b);
-    r.stats.solo_us[e.cause] += b.total_us() - capped_loss;
-    if (capped_loss > 0) r.stats.solo_us["SMs given to communication"] += capped_loss;
+    r.stats.solo_us[name_of(e.cause)] += b.total_us() - capped_loss;
+    if (capped_loss > 0)
+      r.stats.solo_us[name_of(DegradationCause::sms_given_to_communication)] += capped_loss;
   }
   return r;
 }
@@ -110,45 +109,22 @@ std::string run_key(const Strategy& s, const Workload& w) {
 }
 }  // namespace
 
-Workload in_nvlink_domain(Workload w, const HwProfile& hw) {
-  if (w.gpus_per_node != 0) return w;
-  if (hw.nvlink_domain_gpus <= 0)
-    throw InputError(hw.file, 1, "nvlink_domain_gpus",
-                     "the profile does not say how many GPUs share NVLink; give --gpus-per-node");
-  w.gpus_per_node = hw.nvlink_domain_gpus;
-  return w;
-}
-
-WhatIfSession::WhatIfSession(ModelConfig model, HwProfile hw, Workload w, bool deepep_mode_given)
-    : model_(std::move(model)),
-      hw_(std::move(hw)),
-      w_(in_nvlink_domain(w, hw_)),
-      mode_given_(deepep_mode_given) {
+WhatIfSession::WhatIfSession(ModelConfig model, HwProfile hw, Workload w)
+    : model_(std::move(model)), hw_(std::move(hw)), w_(in_nvlink_domain(w, hw_)) {
   require_kernel_params(hw_);
 }
 
-Workload WhatIfSession::workload_for(const Strategy& s) const {
-  Workload w = w_;
-  if (!mode_given_ && s.deepep_mode) w.deepep_mode = s.deepep_mode;
-  // DeepEP normal mode blocks the host on its counts: it cannot be captured in a CUDA graph.
-  if (w.mode() == DeepepMode::normal && !w.cuda_graphs) w.cuda_graphs = false;
-  if (w.mode() == DeepepMode::normal && w.graphs())
-    throw InputError(s.file, 1, "deepep_mode",
-                     "DeepEP normal mode cannot run under CUDA graphs (--cuda-graphs on)");
-  return w;
-}
-
-const StrategyRun& WhatIfSession::run(const Strategy& s, TraceSink* sink, int pid) {
+const StrategyRun& WhatIfSession::run(const Strategy& s, RunWatcher* watch) {
   const Workload w = workload_for(s);
   const std::string key = run_key(s, w);
-  if (!sink) {
+  if (!watch) {
     auto it = cache_.find(key);
     if (it != cache_.end()) return *it->second;
   }
   const LayerBuilder lb(model_, hw_, w);
   auto r = std::make_unique<StrategyRun>();
   try {
-    *r = simulate_strategy(lb, s, sink, pid);
+    *r = simulate_strategy(lb, s, watch);
   } catch (const SimulationError& e) {
     throw InputError(s.file, 0, "", e.what());
   }
@@ -160,9 +136,9 @@ const StrategyRun& WhatIfSession::run(const Strategy& s, TraceSink* sink, int pi
 }
 
 WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over_s,
-                                    TraceSink* sink) {
-  const StrategyRun& base = run(base_s, sink, 1);
-  const StrategyRun& over = run(over_s, sink, 2);
+                                    RunWatcher* watch) {
+  const StrategyRun& base = run(base_s, watch);
+  const StrategyRun& over = run(over_s, watch);
   const ModelConfig& model = model_;
   const HwProfile& hw = hw_;
   WhatIfResult r;
@@ -177,23 +153,26 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
   // baseline (the two micro-batches' halves of a GEMM against the whole one), charged to the cause
   // that bounds the smaller kernel; plus GPU time lost waiting on the host (launches, per-op
   // framework overhead), which only costs when the GPU runs out of queued work.
-  std::map<std::string, double> by_cause;
+  using C = DegradationCause;
+  std::map<C, double> by_cause;
   for (const auto& [key, o] : over.alone) {
     auto it = base.alone.find(key);
     by_cause[o.cause] += o.us - (it == base.alone.end() ? 0.0 : it->second.us);
-    by_cause["SMs given to communication"] +=
+    by_cause[C::sms_given_to_communication] +=
         o.capped_us - (it == base.alone.end() ? 0.0 : it->second.capped_us);
   }
   for (const auto& [key, b] : base.alone)
     if (!over.alone.count(key)) {
       by_cause[b.cause] -= b.us;
-      by_cause["SMs given to communication"] -= b.capped_us;
+      by_cause[C::sms_given_to_communication] -= b.capped_us;
     }
-  by_cause["host-bound GPU idle"] += r.overlapped.gpu_idle_us - r.baseline.gpu_idle_us;
+  by_cause[C::host_bound_gpu_idle] += r.overlapped.gpu_idle_us - r.baseline.gpu_idle_us;
   for (const auto& [cause, d] : by_cause)
     if (std::fabs(d) > 1e-6) r.degradation.push_back({cause, d});
-  std::sort(r.degradation.begin(), r.degradation.end(),
-            [](auto& a, auto& b) { return a.us != b.us ? a.us > b.us : a.cause < b.cause; });
+  // Largest first; equal ones by name.
+  std::sort(r.degradation.begin(), r.degradation.end(), [](auto& a, auto& b) {
+    return a.us != b.us ? a.us > b.us : cause_name(a.cause) < cause_name(b.cause);
+  });
   for (const auto& d : r.degradation) r.degradation_us += d.us;
   r.comm_hidden_us = r.baseline.exposed_comm_us - r.overlapped.exposed_comm_us;
   // Net gain = advantage - degradation, so the advantage is what overlap gained besides.
@@ -210,7 +189,7 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
                       (r.overlapped.compute_busy_us - r.baseline.compute_busy_us);
   const double gain = r.baseline.total_us - r.overlapped.total_us;
   r.net_us = gain;
-  const std::string top = r.degradation.empty() ? "nothing" : r.degradation.front().cause;
+  const std::string top = r.degradation.empty() ? "nothing" : name_of(r.degradation.front().cause);
   const std::string ledger = fmt::format(
       "advantage {:.0f} us (communication hidden {:.0f} us + kernel time run side by side {:.0f} "
       "us) - degradation {:.0f} us (mostly {}) = net {:+.0f} us",
@@ -236,28 +215,27 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
 
 namespace ovs {
 
-WhatIfResult run_whatif(const WhatIfRequest& req) {
+Strategy load_request_strategy(const std::string& name, ModelFamily family,
+                               const std::string& field) {
+  try {
+    return load_strategy(name, family);
+  } catch (const InputError& e) {
+    if (!e.file().empty()) throw;
+    throw InputError("", 0, field, e.message());
+  }
+}
+
+WhatIfResult run_whatif(const WhatIfRequest& req, RunWatcher* watch) {
   ModelConfig model = load_model_config(req.model);
   HwProfile hw = load_hw_profile(req.hw);
   require_kernel_params(hw);
-  const Strategy base_s = load_strategy(req.baseline, model.family);
-  const Strategy over_s = load_strategy(req.strategy, model.family);
-  WhatIfSession session(std::move(model), std::move(hw), req.workload, req.deepep_mode_given);
-  auto with_notes = [&](WhatIfResult r) {
-    for (const auto* s : {&base_s, &over_s})
-      r.notes.insert(r.notes.end(), s->notes.begin(), s->notes.end());
-    return r;
-  };
-  if (req.trace.empty()) return with_notes(session.compare(base_s, over_s));
-  AtomicFile file(req.trace);
-  WhatIfResult r;
-  {
-    TraceSink sink(file.stream());
-    r = session.compare(base_s, over_s, &sink);
-    sink.finish();
-  }
-  file.commit();
-  return with_notes(std::move(r));
+  const Strategy base_s = load_request_strategy(req.baseline, model.family, "baseline");
+  const Strategy over_s = load_request_strategy(req.strategy, model.family, "strategy");
+  WhatIfSession session(std::move(model), std::move(hw), req.workload);
+  WhatIfResult r = session.compare(base_s, over_s, watch);
+  for (const auto* s : {&base_s, &over_s})
+    r.notes.insert(r.notes.end(), s->notes.begin(), s->notes.end());
+  return r;
 }
 
 }  // namespace ovs

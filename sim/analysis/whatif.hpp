@@ -12,6 +12,8 @@
 #include "models/graph/workload.hpp"
 #include "models/hw/hw_profile.hpp"
 #include "models/memory/memory_model.hpp"
+#include "sim/analysis/degradation.hpp"
+#include "sim/analysis/request.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/timeline.hpp"
 #include "sim/strategy/program_builder.hpp"
@@ -32,13 +34,13 @@ struct ProgramStats {
   double tokens_per_s_per_gpu = 0;
   bool split = false;
   std::string note;
-  std::map<std::string, double> solo_us;  // kernel time alone, by cause bucket
+  std::map<std::string, double> solo_us;  // kernel time alone, by cause (its name)
   MemoryUse memory;                       // per GPU, against the HBM capacity
   bool fits() const { return memory.fits(); }
 };
 
 struct DegradationItem {
-  std::string cause;
+  DegradationCause cause;
   double us = 0;
 };
 
@@ -63,25 +65,34 @@ struct WhatIfResult {
 struct WhatIfRequest {
   std::string model;
   std::string hw;
+  // As resolve_workload gives it: a DeepEP mode set here is the user's, and no strategy may
+  // override it.
   Workload workload;
-  bool deepep_mode_given = false;  // the user set it: strategies may not override it
   std::string strategy;
   std::string baseline = "no-overlap";
-  std::string trace;  // optional Perfetto output (both programs)
 };
 
-WhatIfResult run_whatif(const WhatIfRequest& r);
+// Watches the runs a what-if simulates (the CLI's Perfetto trace of them, for one): asked once
+// per run, before it starts, for an observer of it (or nullptr), which must outlive the run.
+class RunWatcher {
+ public:
+  virtual ~RunWatcher() = default;
+  virtual Observer* watch(const Program& p, const std::string& title) = 0;
+};
 
-// The workload with its GPUs per node resolved: 0 (not given) becomes the profile's NVLink domain
-// (`nvlink_domain_gpus`: 8 on HGX boards, 72 on GB200 NVL72), so an EP group inside the domain
-// uses NVLink only. InputError when the profile does not give it.
-Workload in_nvlink_domain(Workload w, const HwProfile& hw);
+// A request's strategy by name or path; an unknown name's error names `field` ("strategy" or
+// "baseline": the CLI turns it into the flag).
+Strategy load_request_strategy(const std::string& name, ModelFamily family,
+                               const std::string& field);
+
+// Both runs: the baseline, then the strategy (`watch` sees them in that order).
+WhatIfResult run_whatif(const WhatIfRequest& r, RunWatcher* watch = nullptr);
 
 // One simulated strategy: its program, run and statistics.
 struct KernelAlone {
   double us = 0;         // time alone, summed over micro-batches
   double capped_us = 0;  // of which lost to an SM cap
-  std::string cause;     // what bounds it (degradation bucket)
+  DegradationCause cause = DegradationCause::fixed_kernel_latency;  // what bounds it
 };
 struct StrategyRun {
   BuiltProgram built;
@@ -91,19 +102,20 @@ struct StrategyRun {
   std::map<std::string, KernelAlone> alone;  // by layer/op/kernel
 };
 
-class TraceSink;
-StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, TraceSink* sink = nullptr,
-                              int pid = 1);
+StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s,
+                              RunWatcher* watch = nullptr);
 
 // A model, GPU and workload with strategies compared on them; runs are cached, so the baseline
 // is simulated once however many strategies are compared with it.
 class WhatIfSession {
  public:
-  WhatIfSession(ModelConfig model, HwProfile hw, Workload w, bool deepep_mode_given);
+  // `w` as resolve_workload gives it.
+  WhatIfSession(ModelConfig model, HwProfile hw, Workload w);
   WhatIfResult compare(const Strategy& baseline, const Strategy& strategy,
-                       TraceSink* sink = nullptr);
-  const StrategyRun& run(const Strategy& s, TraceSink* sink = nullptr, int pid = 1);
-  Workload workload_for(const Strategy& s) const;
+                       RunWatcher* watch = nullptr);
+  // Cached unless watched.
+  const StrategyRun& run(const Strategy& s, RunWatcher* watch = nullptr);
+  Workload workload_for(const Strategy& s) const { return for_strategy(w_, s); }
   const ModelConfig& model() const { return model_; }
   const HwProfile& hw() const { return hw_; }
 
@@ -111,7 +123,6 @@ class WhatIfSession {
   ModelConfig model_;
   HwProfile hw_;
   Workload w_;
-  bool mode_given_;
   std::map<std::string, std::unique_ptr<StrategyRun>> cache_;
 };
 void write_whatif_json(std::ostream& out, const WhatIfResult& r);

@@ -86,7 +86,7 @@ void write_whatif_json(std::ostream& out, const WhatIfResult& r) {
   j["overlapped_fits"] = r.overlapped.fits();
   j["hbm_capacity_gb"] = r.baseline.memory.capacity_bytes / units::kBytesPerGB;
   Json deg = Json::array();
-  for (const auto& d : r.degradation) deg.push_back({{"cause", d.cause}, {"us", d.us}});
+  for (const auto& d : r.degradation) deg.push_back({{"cause", cause_name(d.cause)}, {"us", d.us}});
   j["degradation"] = deg;
   j["baseline_detail"] = stats_json(r.baseline);
   j["overlapped_detail"] = stats_json(r.overlapped);
@@ -140,7 +140,8 @@ void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
       "us\n",
       r.advantage_us, r.comm_hidden_us, r.side_by_side_us);
   out << "degradation by cause (time alone, overlapped minus baseline):\n";
-  for (const auto& d : r.degradation) out << fmt::format("  {:<32} {:>+10.1f} us\n", d.cause, d.us);
+  for (const auto& d : r.degradation)
+    out << fmt::format("  {:<32} {:>+10.1f} us\n", cause_name(d.cause), d.us);
   if (!r.overlapped.note.empty()) out << "\nnote: " << r.overlapped.note << "\n";
   for (const auto& n : r.notes) out << "note: " << n << "\n";
 }

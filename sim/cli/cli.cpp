@@ -49,6 +49,29 @@ std::string nearest_flag(const CLI::App& app, const std::vector<std::string>& ex
   return {};
 }
 
+// A library error that names no file is about a value the user typed: on the command line, the
+// flag of the command being run that gave it ("ep" -> --ep, "hardware" -> --hw, "strategy" ->
+// --strategy, --against or --strategies, whichever the command has); the field as the library
+// named it when no flag matches.
+InputError on_command_line(const InputError& e, const CLI::App& app) {
+  const CLI::App* cmd = &app;
+  for (const auto* c : app.get_subcommands())
+    if (c->parsed()) cmd = c;
+  std::string field = e.field();
+  if (field.rfind("-", 0) == 0) return flag_error(field, e.message());
+  std::string kebab = field;
+  for (char& c : kebab)
+    if (c == '_' || c == ' ') c = '-';
+  std::vector<std::string> names{kebab};
+  if (field == "hardware") names.push_back("hw");
+  if (field == "strategy") names.insert(names.end(), {"against", "strategies"});
+  for (const auto& name : names)
+    for (const auto* o : cmd->get_options())
+      for (const auto& n : o->get_lnames())
+        if (n == name) return flag_error("--" + n, e.message());
+  return flag_error(field, e.message());
+}
+
 std::string one_line(std::string msg) {
   for (char& c : msg)
     if (c == '\n') c = ' ';
@@ -105,7 +128,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
     return ctx.exit_code;
   } catch (const InputError& e) {
-    err << "error: " << e.what() << "\n";
+    err << "error: " << (e.file().empty() ? on_command_line(e, app).what() : e.what()) << "\n";
     return kExitBadInput;
   } catch (const SimulationError& e) {
     err << "error: " << e.what() << "\n";

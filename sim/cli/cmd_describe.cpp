@@ -94,7 +94,7 @@ int run(const DescribeOptions& o, CliContext& ctx) {
   try {
     path = resolve_data_file(o.name, folder, what);
   } catch (const NameError& e) {
-    throw InputError("", 0, "NAME", e.what());
+    throw flag_error("name", e.what());
   }
   // Loaded the way every command loads it: a describe of a broken file is the same error.
   std::string name;

@@ -33,17 +33,19 @@ int import_trace(const ImportOptions& o, CliContext& ctx) {
     try {
       path = resolve_data_file(o.hw, "hw_profiles", "hardware profile");
     } catch (const NameError& e) {
-      throw InputError("--hw", 0, "", e.what());
+      throw flag_error("--hw", e.what());
     }
     hw = load_hw_profile(path);
   }
   const trace::TraceAnalysis analysis = trace::analyze_trace(trace::read_kineto_trace(o.trace));
   std::optional<trace::ExportSummary> exported;
   if (hw) {
+    const trace::ExportOptions options{o.hw, hw->engine.sm_count, o.max_host_gap_us};
+    const trace::ExportedProgram program = trace::export_program(analysis, options);
     AtomicFile file(o.program);
-    exported = trace::write_program_yaml(file.stream(), analysis,
-                                         {o.hw, hw->engine.sm_count, o.max_host_gap_us});
+    trace::write_program_yaml(file.stream(), analysis, program, options);
     file.commit();
+    exported = program.summary;
   }
   if (o.json) {
     auto j = trace::trace_json(analysis);

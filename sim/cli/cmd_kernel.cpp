@@ -4,10 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/cost/attention.hpp"
-#include "models/cost/comm.hpp"
-#include "models/cost/gemm.hpp"
-#include "models/cost/memory_kernels.hpp"
+#include <optional>
+
+#include "models/cost/kernel_query.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/flag_checks.hpp"
 #include "sim/core/error.hpp"
@@ -18,6 +17,7 @@ namespace {
 
 struct KernelOptions {
   std::string hw = "h800-sxm";
+  std::string model;  // empty: default_model_for(the query)
   std::vector<std::int64_t> gemm;
   int groups = 1;
   std::string layout = "dense";
@@ -26,9 +26,10 @@ struct KernelOptions {
   std::string op = "dispatch";
   int ep = 8;
   std::int64_t tokens = 0;
-  int hidden = 7168;
-  int topk = 8;
-  int experts = 256;
+  // 0: the model's number.
+  int hidden = 0;
+  int topk = 0;
+  int experts = 0;
   int expert_groups = 1;
   int topk_groups = 1;
   int gpus_per_node = 0;  // 0: the profile's nvlink_domain_gpus
@@ -36,107 +37,107 @@ struct KernelOptions {
   std::int64_t batch = 1;
   std::int64_t q_len = 1;
   std::int64_t kv_len = 4096;
-  int heads = 128;
-  int d_qk = 576;
-  int d_v = 512;
+  int heads = 0;
+  int d_qk = 0;
+  int d_v = 0;
   std::int64_t attn_topk = 0;
   std::string kv_dtype = "bf16";
   std::string memory;
-  int dim = 7168;
+  int dim = 0;
   int sms = 0;
   bool json = false;
 };
 
+std::optional<int> given(int v) {
+  return v > 0 ? std::optional<int>(v) : std::nullopt;
+}
+
 Dtype dtype_of(const std::string& s, const char* flag) {
   auto d = parse_dtype(s);
-  if (!d) throw InputError("", 0, flag, "unknown dtype '" + s + "'; expected bf16, fp8 or fp4");
+  if (!d) throw flag_error(flag, "unknown dtype '" + s + "'; expected bf16, fp8 or fp4");
   return *d;
 }
 
-std::vector<KernelCost> build(const HwProfile& hw, const KernelOptions& o) {
+// The flags as a query (CLI11 has checked each word).
+KernelQuery query_of(const KernelOptions& o) {
   const int chosen = int(!o.gemm.empty()) + int(!o.deepep.empty()) + int(!o.attention.empty()) +
                      int(!o.memory.empty());
   if (chosen != 1)
-    throw InputError("", 0, "kernel",
+    throw flag_error("--gemm/--deepep/--attention/--memory",
                      "give exactly one of --gemm, --deepep, --attention, --memory");
   if (!o.gemm.empty()) {
-    if (o.gemm.size() != 3) throw InputError("", 0, "--gemm", "expected M,N,K");
-    GemmShape s;
-    s.m = o.gemm[0];
-    s.n = o.gemm[1];
-    s.k = o.gemm[2];
-    s.groups = o.groups;
-    s.layout = o.layout == "masked"       ? GemmLayout::masked
-               : o.layout == "contiguous" ? GemmLayout::contiguous
-                                          : GemmLayout::dense;
-    s.dtype = dtype_of(o.dtype, "--dtype");
-    return {gemm_cost(hw, s, o.sms)};
+    if (o.gemm.size() != 3) throw flag_error("--gemm", "expected M,N,K");
+    GemmQuery q;
+    q.shape.m = o.gemm[0];
+    q.shape.n = o.gemm[1];
+    q.shape.k = o.gemm[2];
+    q.shape.groups = o.groups;
+    q.shape.layout = o.layout == "masked"       ? GemmLayout::masked
+                     : o.layout == "contiguous" ? GemmLayout::contiguous
+                                                : GemmLayout::dense;
+    q.shape.dtype = dtype_of(o.dtype, "--dtype");
+    return q;
   }
+  // DeepEP and memory kernels need --tokens (attention reads --batch and --q-len).
+  if ((!o.deepep.empty() || !o.memory.empty()) && o.tokens <= 0)
+    throw flag_error("--tokens", "must be > 0");
   if (!o.deepep.empty()) {
-    if (o.tokens <= 0) throw InputError("", 0, "--tokens", "must be > 0");
-    DeepepShape s;
-    s.mode = o.deepep == "low_latency" ? DeepepMode::low_latency : DeepepMode::normal;
-    s.op = o.op == "combine" ? CommOp::combine : CommOp::dispatch;
-    s.tokens = o.tokens;
-    s.hidden = o.hidden;
-    if (o.gpus_per_node == 0 && hw.nvlink_domain_gpus <= 0)
-      throw InputError(hw.file, 1, "nvlink_domain_gpus",
-                       "the profile does not say how many GPUs share NVLink; give --gpus-per-node");
-    const int gpn = o.gpus_per_node > 0 ? o.gpus_per_node : hw.nvlink_domain_gpus;
-    s.routing = {o.experts, o.topk, o.expert_groups, o.topk_groups, o.ep, gpn};
-    s.num_sms = o.sms;
-    return deepep_cost(hw, s).kernels;
+    DeepepQuery q;
+    q.mode = o.deepep == "low_latency" ? DeepepMode::low_latency : DeepepMode::normal;
+    q.op = o.op == "combine" ? CommOp::combine : CommOp::dispatch;
+    q.ep = o.ep;
+    q.tokens = o.tokens;
+    q.hidden = given(o.hidden);
+    q.topk = given(o.topk);
+    q.experts = given(o.experts);
+    q.expert_groups = o.expert_groups;
+    q.topk_groups = o.topk_groups;
+    q.gpus_per_node = o.gpus_per_node;
+    return q;
   }
   if (!o.attention.empty()) {
-    AttentionShape s;
-    s.kind = o.attention == "sparse_decode"    ? AttentionKind::sparse_decode
+    AttentionQuery q;
+    q.kind = o.attention == "sparse_decode"    ? AttentionKind::sparse_decode
              : o.attention == "dense_prefill"  ? AttentionKind::dense_prefill
              : o.attention == "sparse_prefill" ? AttentionKind::sparse_prefill
                                                : AttentionKind::mla_decode;
-    s.batch = o.batch;
-    s.q_len = o.q_len;
-    s.kv_len = o.kv_len;
-    s.heads = o.heads;
-    s.d_qk = o.d_qk;
-    s.d_v = o.d_v;
-    s.topk = o.attn_topk;
-    s.kv_bytes_per_token = o.kv_dtype == "fp8" ? 656.0 : 2.0 * o.d_qk;
-    KernelCost c = attention_cost(hw, s);
-    if (o.sms > 0) c.sm_cap = o.sms;
-    return {c};
+    q.batch = o.batch;
+    q.q_len = o.q_len;
+    q.kv_len = o.kv_len;
+    q.heads = given(o.heads);
+    q.d_qk = given(o.d_qk);
+    q.d_v = given(o.d_v);
+    q.topk = o.attn_topk;
+    q.kv_dtype = o.kv_dtype == "fp8" ? Dtype::fp8 : Dtype::bf16;
+    return q;
   }
-  if (o.tokens <= 0) throw InputError("", 0, "--tokens", "must be > 0");
-  KernelCost c;
-  if (o.memory == "rmsnorm")
-    c = rmsnorm_cost(hw, o.tokens, o.dim);
-  else if (o.memory == "rope")
-    c = rope_cost(hw, o.tokens, o.heads, 64);
-  else if (o.memory == "quantize")
-    c = quantize_fp8_cost(hw, o.tokens, o.dim);
-  else if (o.memory == "swiglu")
-    c = swiglu_cost(hw, o.tokens, o.dim);
-  else if (o.memory == "residual_add")
-    c = residual_add_cost(hw, o.tokens, o.dim);
-  else if (o.memory == "router_topk")
-    c = router_topk_cost(hw, o.tokens, o.experts, o.topk);
-  else if (o.memory == "cumsum")
-    c = cumsum_cost(hw, o.tokens);
-  else if (o.memory == "kv_write")
-    c = kv_cache_write_cost(hw, o.tokens, 656);
-  else if (o.memory == "mhc_pre")
-    c = mhc_pre_cost(hw, o.tokens, o.dim, 4, 20);
-  else if (o.memory == "mhc_post")
-    c = mhc_post_cost(hw, o.tokens, o.dim, 4);
-  else
-    c = gather_scatter_cost(hw, o.tokens, o.dim, o.topk, 1.0);
-  if (o.sms > 0) c.sm_cap = o.sms;
-  return {c};
+  MemoryQuery q;
+  q.op = *memory_op_named(o.memory);
+  q.tokens = o.tokens;
+  q.dim = given(o.dim);
+  q.heads = given(o.heads);
+  q.experts = given(o.experts);
+  q.topk = given(o.topk);
+  return q;
 }
 
 int run_kernel(const KernelOptions& o, CliContext& ctx) {
   const HwProfile hw = load_hw_profile(o.hw);
   require_kernel_params(hw);
-  const auto kernels = build(hw, o);
+  const KernelQuery query = query_of(o);
+  const ModelConfig model = load_model_config(o.model.empty() ? default_model_for(query) : o.model);
+  std::vector<KernelCost> kernels;
+  try {
+    kernels = kernel_costs(hw, model, query, o.sms);
+  } catch (const InputError& e) {
+    // Attention's key count is --attn-topk here (--topk is DeepEP's experts per token).
+    if (e.file().empty() && e.field() == "topk" && std::holds_alternative<AttentionQuery>(query))
+      throw flag_error("--attn-topk", e.message());
+    // DeepEP's routing: experts over EP ranks and groups.
+    if (e.file().empty() && e.field() == "routing")
+      throw flag_error("--ep/--experts/--topk/--expert-groups/--topk-groups", e.message());
+    throw;
+  }
   nlohmann::ordered_json parts = nlohmann::ordered_json::array();
   double total_us = 0, flops = 0, logical = 0, hbm = 0;
   const char* bound = "latency";
@@ -206,6 +207,9 @@ void add_kernel_command(CLI::App& app, CliContext& ctx) {
       "The cost of one kernel alone on a hardware profile: time, what bounds it\n"
       "(compute, hbm, l2, link, latency), achieved TFLOP/s and GB/s, waves.");
   cmd->add_option("--hw", o->hw, "Hardware profile (name or path)")->capture_default_str();
+  cmd->add_option("--model", o->model,
+                  "Model whose architecture gives the shape numbers not given (default "
+                  "deepseek-v3; deepseek-v4-pro for mhc_pre and mhc_post)");
   cmd->add_option("--gemm", o->gemm, "GEMM M,N,K (M per group for grouped layouts)")
       ->delimiter(',')
       ->expected(3)
@@ -220,9 +224,12 @@ void add_kernel_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--ep", o->ep, "EP size (ranks)")->check(flags::whole_int(1));
   cmd->add_option("--tokens", o->tokens, "Tokens on this GPU (DeepEP, memory kernels)")
       ->check(flags::whole_count(1));
-  cmd->add_option("--hidden", o->hidden, "Hidden size")->check(flags::whole_int(1));
-  cmd->add_option("--topk", o->topk, "Experts per token")->check(flags::whole_int(1));
-  cmd->add_option("--experts", o->experts, "Routed experts")->check(flags::whole_int(1));
+  cmd->add_option("--hidden", o->hidden, "Hidden size (default: the model's)")
+      ->check(flags::whole_int(1));
+  cmd->add_option("--topk", o->topk, "Experts per token (default: the model's)")
+      ->check(flags::whole_int(1));
+  cmd->add_option("--experts", o->experts, "Routed experts (default: the model's)")
+      ->check(flags::whole_int(1));
   cmd->add_option("--expert-groups", o->expert_groups, "Expert groups (group-limited routing)")
       ->check(flags::whole_int(1));
   cmd->add_option("--topk-groups", o->topk_groups, "Groups a token may use")
@@ -236,17 +243,22 @@ void add_kernel_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--q-len", o->q_len, "Attention: query tokens per request")
       ->check(flags::whole_int(1));
   cmd->add_option("--kv-len", o->kv_len, "Attention: keys per request")->check(flags::whole_int(1));
-  cmd->add_option("--heads", o->heads, "Attention: query heads")->check(flags::whole_int(1));
-  cmd->add_option("--d-qk", o->d_qk, "Attention: query/key head dim")->check(flags::whole_int(1));
-  cmd->add_option("--d-v", o->d_v, "Attention: value head dim")->check(flags::whole_int(1));
+  cmd->add_option("--heads", o->heads, "Attention, rope: query heads (default: the model's)")
+      ->check(flags::whole_int(1));
+  cmd->add_option("--d-qk", o->d_qk,
+                  "Attention: query/key head dim (default: the model's decode attention)")
+      ->check(flags::whole_int(1));
+  cmd->add_option("--d-v", o->d_v,
+                  "Attention: value head dim (default: the model's decode attention)")
+      ->check(flags::whole_int(1));
   cmd->add_option("--attn-topk", o->attn_topk, "Sparse attention: keys per query")
       ->check(flags::whole_count(0));
   cmd->add_option("--kv-dtype", o->kv_dtype, "KV cache dtype")
       ->check(flags::one_of({"bf16", "fp8"}));
   cmd->add_option("--memory", o->memory, "Memory-bound kernel")
-      ->check(flags::one_of({"rmsnorm", "rope", "quantize", "swiglu", "residual_add", "router_topk",
-                             "cumsum", "kv_write", "mhc_pre", "mhc_post", "gather"}));
-  cmd->add_option("--dim", o->dim, "Memory kernels: hidden dim")->check(flags::whole_int(1));
+      ->check(flags::one_of(memory_op_names()));
+  cmd->add_option("--dim", o->dim, "Memory kernels: hidden dim (default: the model's)")
+      ->check(flags::whole_int(1));
   cmd->add_option("--sms", o->sms, "Price it on this many SMs")->check(flags::whole_int(1));
   cmd->add_flag("--json", o->json,
                 "Print one JSON object (time_us, bound, achieved_tflops, achieved_gbps, waves)");

@@ -35,19 +35,18 @@ int run(PlanOptions& o, CliContext& ctx) {
   r.phase = o.phase == "prefill" ? Phase::prefill : Phase::decode;
   if (r.phase == Phase::decode) {
     if (o.tpot_ms <= 0)
-      throw InputError("", 0, "--tpot-ms", "decode needs a time-per-output-token target");
+      throw flag_error("--tpot-ms", "decode needs a time-per-output-token target");
     if (o.ttft_ms > 0 || o.prompt_len > 0)
-      throw InputError("", 0, o.ttft_ms > 0 ? "--ttft-ms" : "--prompt-len",
+      throw flag_error(o.ttft_ms > 0 ? "--ttft-ms" : "--prompt-len",
                        "is a prefill target; decode takes --tpot-ms and --context");
     r.target_ms = o.tpot_ms;
     r.context = o.context > 0 ? o.context : 4096;
   } else {
-    if (o.ttft_ms <= 0)
-      throw InputError("", 0, "--ttft-ms", "prefill needs a time-to-first-token target");
+    if (o.ttft_ms <= 0) throw flag_error("--ttft-ms", "prefill needs a time-to-first-token target");
     if (o.prompt_len <= 0)
-      throw InputError("", 0, "--prompt-len", "prefill needs the prompt length of the target");
+      throw flag_error("--prompt-len", "prefill needs the prompt length of the target");
     if (o.tpot_ms > 0 || o.context > 0)
-      throw InputError("", 0, o.tpot_ms > 0 ? "--tpot-ms" : "--context",
+      throw flag_error(o.tpot_ms > 0 ? "--tpot-ms" : "--context",
                        "is a decode target; prefill takes --ttft-ms and --prompt-len");
     r.target_ms = o.ttft_ms;
     r.context = o.prompt_len;

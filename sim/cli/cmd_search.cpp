@@ -4,19 +4,15 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/flag_checks.hpp"
-#include "sim/core/error.hpp"
+#include "sim/io/atomic_file.hpp"
 #include "sim/search/search_run.hpp"
 
 namespace ovs {
 namespace {
 
 struct SearchOptions {
-  std::string model = "deepseek-v3", hw = "h800-sxm", phase = "decode";
-  long long tokens = 0, context = 0;
-  int ep = 0, gpus_per_node = 0;  // 0: the profile's nvlink_domain_gpus
-  int redundant_experts = 0;
-  double imbalance = 1.15;
-  std::string deepep_mode = "auto", cuda_graphs = "auto";
+  std::string model = "deepseek-v3", hw = "h800-sxm";
+  WorkloadWords workload;
   std::string against;
   int top = 5;
   double latency_bound_us = 0;
@@ -28,29 +24,24 @@ int run(const SearchOptions& o, CliContext& ctx) {
   SearchRequest r;
   r.base.model = o.model;
   r.base.hw = o.hw;
-  Workload& w = r.base.workload;
-  w.phase = o.phase == "prefill" ? Phase::prefill : Phase::decode;
-  w.tokens_per_gpu = o.tokens;
-  w.context = o.context;
-  w.ep = o.ep;
-  w.gpus_per_node = o.gpus_per_node;
-  w.redundant_experts = o.redundant_experts;
-  w.imbalance = o.imbalance;
-  if (o.cuda_graphs != "auto") w.cuda_graphs = o.cuda_graphs == "on";
-  if (o.deepep_mode != "auto") {
-    w.deepep_mode = o.deepep_mode == "normal" ? DeepepMode::normal : DeepepMode::low_latency;
-    r.base.deepep_mode_given = true;
-  }
+  r.base.workload = resolve_workload(o.workload, RequestSource{});
+  const Phase phase = r.base.workload.phase;
   r.base.strategy =
-      o.against.empty() ? (w.phase == Phase::prefill ? "tbo-prefill" : "tbo-decode") : o.against;
+      o.against.empty() ? (phase == Phase::prefill ? "tbo-prefill" : "tbo-decode") : o.against;
   r.top = o.top;
   r.latency_bound_us = o.latency_bound_us;
-  r.out_yaml = o.out;
   const SearchReport rep = run_search(r);
-  if (o.json)
+  if (!o.out.empty()) {
+    AtomicFile f(o.out);
+    f.stream() << rep.best_yaml;
+    f.commit();
+  }
+  if (o.json) {
     write_search_json(ctx.out, rep, r);
-  else
+  } else {
     write_search_report(ctx.out, rep, r);
+    if (!o.out.empty()) ctx.out << "wrote " << o.out << "\n";
+  }
   return 0;
 }
 
@@ -67,27 +58,31 @@ void add_search_command(CLI::App& app, CliContext& ctx) {
                                  "shipped one; --out writes the best.");
   cmd->add_option("--model", o->model, "Model")->capture_default_str();
   cmd->add_option("--hw", o->hw, "Hardware profile")->capture_default_str();
-  cmd->add_option("--phase", o->phase, "prefill or decode")
+  cmd->add_option("--phase", o->workload.phase, "prefill or decode")
       ->check(flags::one_of({"prefill", "decode"}))
       ->capture_default_str();
-  cmd->add_option("--tokens-per-gpu", o->tokens, "Prefill tokens or decode requests per GPU")
+  cmd->add_option("--tokens-per-gpu", o->workload.tokens_per_gpu,
+                  "Prefill tokens or decode requests per GPU")
       ->required()
       ->check(flags::whole_count(1));
-  cmd->add_option("--context", o->context, "Prompt length or KV length")
+  cmd->add_option("--context", o->workload.context, "Prompt length or KV length")
       ->required()
       ->check(flags::whole_count(1));
-  cmd->add_option("--ep", o->ep, "Expert-parallel size")->required()->check(flags::whole_int(1));
-  cmd->add_option("--gpus-per-node", o->gpus_per_node,
+  cmd->add_option("--ep", o->workload.ep, "Expert-parallel size")
+      ->required()
+      ->check(flags::whole_int(1));
+  cmd->add_option("--gpus-per-node", o->workload.gpus_per_node,
                   "GPUs per NVLink domain (default: the profile's nvlink_domain_gpus)")
       ->check(flags::whole_int(1));
-  cmd->add_option("--redundant-experts", o->redundant_experts,
+  cmd->add_option("--redundant-experts", o->workload.redundant_experts,
                   "Extra physical expert copies (SGLang --ep-num-redundant-experts)")
       ->check(flags::whole_int(0));
-  cmd->add_option("--imbalance", o->imbalance, "Hottest rank's expert load over the mean")
+  cmd->add_option("--imbalance", o->workload.imbalance, "Hottest rank's expert load over the mean")
       ->check(flags::real(1, std::numeric_limits<double>::infinity()));
-  cmd->add_option("--deepep-mode", o->deepep_mode, "normal, low_latency or auto (search both)")
+  cmd->add_option("--deepep-mode", o->workload.deepep_mode,
+                  "normal, low_latency or auto (search both)")
       ->check(flags::one_of({"normal", "low_latency", "auto"}));
-  cmd->add_option("--cuda-graphs", o->cuda_graphs, "on, off or auto")
+  cmd->add_option("--cuda-graphs", o->workload.cuda_graphs, "on, off or auto")
       ->check(flags::one_of({"on", "off", "auto"}));
   cmd->add_option("--against", o->against,
                   "Shipped strategy to compare with (default tbo-decode / tbo-prefill)");

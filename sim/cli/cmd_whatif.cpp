@@ -1,11 +1,12 @@
 // overlapsim whatif --model M --hw H --phase P --tokens-per-gpu N --context C --ep E --strategy S
 #include <limits>
+#include <memory>
 
 #include "sim/analysis/explain.hpp"
 #include "sim/analysis/whatif.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/flag_checks.hpp"
-#include "sim/core/error.hpp"
+#include "sim/cli/trace_file.hpp"
 
 namespace ovs {
 namespace {
@@ -13,16 +14,7 @@ namespace {
 struct WhatIfOptions {
   std::string model = "deepseek-v3";
   std::string hw = "h800-sxm";
-  std::string phase = "decode";
-  long long tokens = 0;
-  long long context = 0;
-  int ep = 0;
-  int gpus_per_node = 0;  // 0: the profile's nvlink_domain_gpus
-  int redundant_experts = 0;
-  double imbalance = 1.15;
-  std::string cuda_graphs = "auto";
-  std::string deepep_mode = "auto";
-  int decode_q_len = 1;
+  WorkloadWords workload;
   std::string strategy;
   std::string baseline = "no-overlap";
   bool json = false;
@@ -36,34 +28,20 @@ int run(const WhatIfOptions& o, CliContext& ctx) {
   r.hw = o.hw;
   r.strategy = o.strategy;
   r.baseline = o.baseline;
-  r.trace = o.trace;
-  Workload& w = r.workload;
-  w.phase = o.phase == "prefill" ? Phase::prefill : Phase::decode;
-  w.tokens_per_gpu = o.tokens;
-  w.context = o.context;
-  w.ep = o.ep;
-  w.gpus_per_node = o.gpus_per_node;
-  w.redundant_experts = o.redundant_experts;
-  w.imbalance = o.imbalance;
-  w.decode_q_len = o.decode_q_len;
-  if (o.cuda_graphs != "auto") w.cuda_graphs = o.cuda_graphs == "on";
-  if (o.deepep_mode != "auto") {
-    w.deepep_mode = o.deepep_mode == "normal" ? DeepepMode::normal : DeepepMode::low_latency;
-    r.deepep_mode_given = true;
-  }
-  if (w.graphs() && w.mode() == DeepepMode::normal)
-    throw InputError(
-        "", 0, "--cuda-graphs",
-        "DeepEP normal mode blocks the host on its counts and cannot be captured in a CUDA graph");
+  r.workload = resolve_workload(o.workload, RequestSource{});
+  std::unique_ptr<TraceFile> trace;
+  if (!o.trace.empty()) trace = std::make_unique<TraceFile>(o.trace);
   if (o.explain) {
-    const Explanation e = explain(r);
+    const Explanation e = explain(r, trace.get());
+    if (trace) trace->commit();
     if (o.json)
       write_explanation_json(ctx.out, e);
     else
       write_explanation(ctx.out, e);
     return 0;
   }
-  const WhatIfResult res = run_whatif(r);
+  const WhatIfResult res = run_whatif(r, trace.get());
+  if (trace) trace->commit();
   if (o.json)
     write_whatif_json(ctx.out, res);
   else
@@ -89,39 +67,40 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
                   "Hardware profile: h100-sxm, h800-sxm, h200-sxm, h20, b200, gb200, mi355x (or an "
                   "alias such as GB200), or a YAML path")
       ->capture_default_str();
-  cmd->add_option("--phase", o->phase, "prefill or decode")
+  cmd->add_option("--phase", o->workload.phase, "prefill or decode")
       ->check(flags::one_of({"prefill", "decode"}))
       ->capture_default_str();
-  cmd->add_option("--tokens-per-gpu", o->tokens,
+  cmd->add_option("--tokens-per-gpu", o->workload.tokens_per_gpu,
                   "Prefill: tokens per GPU; decode: requests per GPU")
       ->required()
       ->check(flags::whole_count(1));
-  cmd->add_option("--context", o->context, "Prefill: prompt length; decode: KV length")
+  cmd->add_option("--context", o->workload.context, "Prefill: prompt length; decode: KV length")
       ->required()
       ->check(flags::whole_count(1));
-  cmd->add_option("--ep", o->ep, "Expert-parallel size (GPUs)")
+  cmd->add_option("--ep", o->workload.ep, "Expert-parallel size (GPUs)")
       ->required()
       ->check(flags::whole_int(1));
-  cmd->add_option("--gpus-per-node", o->gpus_per_node,
+  cmd->add_option("--gpus-per-node", o->workload.gpus_per_node,
                   "GPUs per NVLink domain (default: the profile's nvlink_domain_gpus, 8 on HGX "
                   "boards, 72 on GB200 NVL72); EP beyond it crosses RDMA")
       ->check(flags::whole_int(1));
-  cmd->add_option("--redundant-experts", o->redundant_experts,
+  cmd->add_option("--redundant-experts", o->workload.redundant_experts,
                   "Extra physical expert copies (SGLang --ep-num-redundant-experts); EP must "
                   "divide routed + redundant")
       ->capture_default_str()
       ->check(flags::whole_int(0));
-  cmd->add_option("--imbalance", o->imbalance, "Hottest rank's expert load over the mean (EPLB)")
+  cmd->add_option("--imbalance", o->workload.imbalance,
+                  "Hottest rank's expert load over the mean (EPLB)")
       ->capture_default_str()
       ->check(flags::real(1, std::numeric_limits<double>::infinity()));
-  cmd->add_option("--cuda-graphs", o->cuda_graphs, "on, off, or auto (on for decode)")
+  cmd->add_option("--cuda-graphs", o->workload.cuda_graphs, "on, off, or auto (on for decode)")
       ->check(flags::one_of({"on", "off", "auto"}))
       ->capture_default_str();
-  cmd->add_option("--deepep-mode", o->deepep_mode,
+  cmd->add_option("--deepep-mode", o->workload.deepep_mode,
                   "normal, low_latency, or auto (normal for prefill)")
       ->check(flags::one_of({"normal", "low_latency", "auto"}))
       ->capture_default_str();
-  cmd->add_option("--decode-q-len", o->decode_q_len,
+  cmd->add_option("--decode-q-len", o->workload.decode_q_len,
                   "Query tokens per request per decode step (2 with MTP)")
       ->check(flags::whole_int(1));
   cmd->add_option("--strategy", o->strategy,

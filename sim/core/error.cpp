@@ -21,10 +21,15 @@ std::string compose(const std::string& file, int line, const std::string& field,
 }
 }  // namespace
 
+InputError flag_error(const std::string& flag, const std::string& message) {
+  return InputError("command line", 0, flag, message);
+}
+
 InputError::InputError(std::string file, int line, std::string field, const std::string& message)
     : std::runtime_error(compose(file, line, field, message)),
       file_(std::move(file)),
       line_(line),
-      field_(std::move(field)) {}
+      field_(std::move(field)),
+      message_(message) {}
 
 }  // namespace ovs

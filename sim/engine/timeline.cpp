@@ -1,6 +1,6 @@
 #include "sim/engine/timeline.hpp"
 
-#include <algorithm>
+#include "sim/core/intervals.hpp"
 
 namespace ovs {
 
@@ -55,21 +55,9 @@ double Timeline::sm_us() const {
 }
 
 double Timeline::gpu_busy_us() const {
-  std::vector<std::pair<double, double>> spans;
-  for (const auto& k : kernels_)
-    if (k.end_us > k.start_us) spans.emplace_back(k.start_us, k.end_us);
-  std::sort(spans.begin(), spans.end());
-  double busy = 0, cur_s = -1, cur_e = -1;
-  for (const auto& [s, e] : spans) {
-    if (s > cur_e) {
-      busy += cur_e - cur_s;
-      cur_s = s;
-      cur_e = e;
-    } else {
-      cur_e = std::max(cur_e, e);
-    }
-  }
-  return busy + (cur_e - cur_s);
+  std::vector<Interval> spans;
+  for (const auto& k : kernels_) spans.push_back({k.start_us, k.end_us});
+  return IntervalUnion(std::move(spans)).length_us();
 }
 
 }  // namespace ovs

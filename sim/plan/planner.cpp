@@ -34,7 +34,7 @@ std::vector<Strategy> candidate_strategies(const PlanRequest& r, const ModelConf
       Strategy s = load_strategy(name, m.family);
       for (const auto& o : out)
         if (o.name == s.name)
-          throw InputError("", 0, "--strategies", "strategy '" + s.name + "' given twice");
+          throw flag_error("--strategies", "strategy '" + s.name + "' given twice");
       out.push_back(std::move(s));
     }
     return out;
@@ -100,7 +100,7 @@ class PointRunner {
     w.imbalance = r_.imbalance;
     w.decode_q_len = c.mtp ? 2 : 1;
     w.redundant_experts = c.redundant;
-    WhatIfSession session(m_, hw_, w, false);
+    WhatIfSession session(m_, hw_, resolve_workload(w, RequestSource{}));
     std::vector<PlanPoint> out;
     for (const auto& s : strategies_) {
       PlanPoint p;
@@ -187,7 +187,7 @@ std::vector<bool> mtp_modes(const PlanRequest& r, const ModelConfig& m, double& 
       r.mtp_acceptance ? "--mtp-acceptance" : "model config " + m.name + ", mtp.acceptance_rate";
   if (r.phase == Phase::prefill) {
     if (r.mtp == "on")
-      throw InputError("", 0, "--mtp", "MTP is a decode feature; prefill has no MTP to turn on");
+      throw flag_error("--mtp", "MTP is a decode feature; prefill has no MTP to turn on");
     acceptance = 0;
     return {false};
   }
@@ -197,7 +197,7 @@ std::vector<bool> mtp_modes(const PlanRequest& r, const ModelConfig& m, double& 
   }
   if (acceptance <= 0) {
     if (r.mtp == "on")
-      throw InputError("", 0, "--mtp",
+      throw flag_error("--mtp",
                        "MTP needs an acceptance rate: the model config has no "
                        "mtp.acceptance_rate; pass --mtp-acceptance R");
     return {false};
@@ -221,9 +221,8 @@ PlanResult run_plan(const PlanRequest& req) {
   res.family = model.family == ModelFamily::v4 ? "deepseek-v4" : "deepseek-v3";
   res.hbm_capacity_gb = hw.hbm_capacity_gb;
   if (req.gpus % req.gpus_per_node != 0 && req.gpus > req.gpus_per_node)
-    throw InputError("", 0, "--gpus",
-                     fmt::format("{} GPUs are not whole nodes of {} (--gpus-per-node)", req.gpus,
-                                 req.gpus_per_node));
+    throw flag_error("--gpus", fmt::format("{} GPUs are not whole nodes of {} (--gpus-per-node)",
+                                           req.gpus, req.gpus_per_node));
   const std::vector<Strategy> strategies = candidate_strategies(req, model, res.notes);
   for (const auto& s : strategies) res.strategies.push_back(s.name);
   res.tokens = req.tokens.empty() ? default_plan_tokens(req.phase) : req.tokens;
@@ -234,7 +233,7 @@ PlanResult run_plan(const PlanRequest& req) {
   res.eps.erase(std::unique(res.eps.begin(), res.eps.end()), res.eps.end());
   for (int ep : res.eps)
     if (req.gpus % ep != 0)
-      throw InputError("", 0, "--ep",
+      throw flag_error("--ep",
                        fmt::format("EP {} does not divide the {} GPUs (--gpus)", ep, req.gpus));
   const std::vector<bool> mtps = mtp_modes(req, model, res.mtp_acceptance, res.mtp_source);
 
@@ -280,7 +279,7 @@ PlanResult run_plan(const PlanRequest& req) {
       if (first.empty()) first = errors[i][k];
     }
     if (!any_ok && !first.empty())
-      throw InputError("", 0, "--strategies", "'" + strategies[k].name + "': " + first);
+      throw flag_error("--strategies", "'" + strategies[k].name + "': " + first);
   }
 
   std::vector<size_t> ran;

@@ -41,6 +41,7 @@ void write_search_report(std::ostream& out, const SearchReport& s, const SearchR
           "  {:>10.1f} us/layer  {}{}\n", ls.top[k].us, ls.top[k].c.describe(),
           ls.top[k].c.tbo ? fmt::format(" (delta {})", ls.top[k].c.delta) : " (one batch)");
   }
+  for (const auto& f : s.failures) out << "  " << f << "\n";
   out << fmt::format("\nfull model, {}:\n",
                      r.latency_bound_us > 0
                          ? fmt::format("by throughput within {:.0f} us", r.latency_bound_us)
@@ -84,7 +85,6 @@ void write_search_report(std::ostream& out, const SearchReport& s, const SearchR
     out << "most of the pick's gain is the DeepEP mode and SM split, not overlap\n";
   for (const auto& c : s.caveats)
     out << "caveat (README, What is not modelled yet): " << c.text << "\n";
-  if (!r.out_yaml.empty()) out << "wrote " << r.out_yaml << "\n";
 }
 
 void write_search_json(std::ostream& out, const SearchReport& s, const SearchRequest& r) {
@@ -114,6 +114,7 @@ void write_search_json(std::ostream& out, const SearchReport& s, const SearchReq
                      {"top", top}});
   }
   j["layer_types"] = types;
+  if (!s.failures.empty()) j["failed_programs"] = s.failures;
   Json ranked = Json::array();
   for (const auto& x : s.ranked)
     ranked.push_back({{"description", x.description},

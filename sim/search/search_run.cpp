@@ -14,13 +14,13 @@
 #include "sim/core/units.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/kernel_model.hpp"
-#include "sim/io/atomic_file.hpp"
+#include "sim/engine/simulation_error.hpp"
 
 namespace ovs {
 namespace {
 
 // A short model of one layer type: long enough for the micro-batch pipeline to reach its steady
-// state; the layer time is measured between the ends of layers 2 and 6.
+// state; the layer time is measured between the ends of layers 2 and 5 (of 0..5), over 3 layers.
 constexpr int kShortLayers = 6;
 constexpr int kMeasureFrom = 2, kMeasureTo = 5;
 
@@ -63,6 +63,7 @@ class ShortModelEvaluator {
                       const std::string& type, const SpaceOptions& opts)
       : m_(m), hw_(hw), w_(w), type_(type), opts_(opts) {}
 
+  // A candidate that cannot be built or run takes forever (its failure is kept: failures()).
   double operator()(const Candidate& c) {
     const Strategy s = to_strategy("candidate", m_.family, {{type_, c}}, opts_);
     LayerBuilder& lb = builder(c.mode);
@@ -71,9 +72,12 @@ class ShortModelEvaluator {
       LayerEnds ends(b, m_.layers);
       Engine(hw_.engine).run(b.program, &ends);
       return (ends.end_us[kMeasureTo] - ends.end_us[kMeasureFrom]) / (kMeasureTo - kMeasureFrom);
-    } catch (const std::exception&) {
-      return std::numeric_limits<double>::infinity();
+    } catch (const InputError& e) {
+      failed(e.what());
+    } catch (const SimulationError& e) {
+      failed(e.what());
     }
+    return std::numeric_limits<double>::infinity();
   }
 
   // Work of simulating a branch's program with a yield after every op, in host actions plus
@@ -86,9 +90,12 @@ class ShortModelEvaluator {
           build_program(builder(branch.mode), to_strategy("size", m_.family, {{type_, c}}, opts_));
       const RunResult r = Engine(hw_.engine).run(b.program);
       return static_cast<long long>(b.program.actions.size()) + r.steps;
-    } catch (const std::exception&) {
-      return 1;
+    } catch (const InputError& e) {
+      failed(e.what());
+    } catch (const SimulationError& e) {
+      failed(e.what());
     }
+    return 1;
   }
 
   // Lower bound of a branch: every candidate runs its compute-stream kernels one after another,
@@ -110,7 +117,10 @@ class ShortModelEvaluator {
           if (b.info[i].layer >= 0 && b.program.kernels[i].stream == 0)
             compute += solo_breakdown(hw_.engine, b.program.kernels[i]).total_us();
         best = std::min(best, compute / m_.layers);
-      } catch (const std::exception&) {
+      } catch (const InputError& e) {
+        failed(e.what());
+      } catch (const SimulationError& e) {
+        failed(e.what());
       }
     }
     return best;
@@ -122,7 +132,7 @@ class ShortModelEvaluator {
     if (it == builders_.end()) {
       Workload w = w_;
       w.deepep_mode = mode;
-      if (mode == DeepepMode::normal) w.cuda_graphs = false;
+      settle_cuda_graphs(w);  // succeeds: only modes that can run are searched (run_search)
       it = builders_.emplace(mode, std::make_unique<LayerBuilder>(m_, hw_, w)).first;
     }
     return *it->second;
@@ -133,6 +143,13 @@ class ShortModelEvaluator {
   std::string type_;
   const SpaceOptions& opts_;
   std::map<DeepepMode, std::unique_ptr<LayerBuilder>> builders_;
+  std::map<std::string, long long> failures_;
+
+  void failed(const std::string& why) { ++failures_[why]; }
+
+ public:
+  // Why programs of this layer type could not be built or run, with how many times each.
+  const std::map<std::string, long long>& failures() const { return failures_; }
 };
 
 std::vector<Candidate> branches_of(const LayerBuilder& lb, const std::string& type,
@@ -220,16 +237,16 @@ SearchReport run_search(const SearchRequest& req) {
   const ModelConfig model = load_model_config(req.base.model);
   const HwProfile hw = load_hw_profile(req.base.hw);
   require_kernel_params(hw);
-  const Workload w = in_nvlink_domain(req.base.workload, hw);
+  const Workload w = in_nvlink_domain(resolve_workload(req.base.workload, RequestSource{}), hw);
   const LayerBuilder full(model, hw, w);
   // DeepEP modes: the one asked for, else both where they can run (low-latency buffers hold a
   // few hundred tokens per rank; normal mode cannot be captured in a CUDA graph).
   SpaceOptions opts;
-  if (req.base.deepep_mode_given) {
+  if (w.deepep_mode) {
     opts.modes = {w.mode()};
   } else {
     if (w.tokens() <= 512) opts.modes.push_back(DeepepMode::low_latency);
-    if (!(w.cuda_graphs && *w.cuda_graphs)) opts.modes.push_back(DeepepMode::normal);
+    if (allows_normal_mode(w)) opts.modes.push_back(DeepepMode::normal);
   }
   if (model.family == ModelFamily::v4) {
     const Strategy plan = load_strategy("multistream", model.family);
@@ -256,8 +273,14 @@ SearchReport run_search(const SearchRequest& req) {
         [&](const Candidate& c) { return eval.bound(c); }, req.top, budget);
     rep.seconds_per_type.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    for (const auto& [why, times] : eval.failures())
+      rep.failures.push_back(
+          fmt::format("layer type {}: {} program(s) could not run: {}", type, times, why));
     if (ls.top.empty())
-      throw InputError("", 0, "search", "no candidate of layer type " + type + " could run");
+      throw InputError(model.file, 0, "layers",
+                       "no candidate of layer type " + type + " could run" +
+                           (eval.failures().empty() ? std::string()
+                                                    : " (" + eval.failures().begin()->first + ")"));
     best_per_type.push_back({type, ls.top.front().c});
     rep.per_type.push_back({type, std::move(ls)});
   }
@@ -265,7 +288,7 @@ SearchReport run_search(const SearchRequest& req) {
   // Full model: the best per type, the runners-up of the first type combined with the best of
   // the others, and the shipped strategy - ranked by forward time (or throughput within a bound).
   const Strategy baseline = load_strategy(req.base.baseline, model.family);
-  WhatIfSession session(model, hw, w, req.base.deepep_mode_given);
+  WhatIfSession session(model, hw, w);
   rep.baseline_us = session.run(baseline).stats.total_us;
   auto rank = [&](const Strategy& s, const std::string& desc) {
     const ProgramStats& st = session.run(s).stats;
@@ -336,11 +359,6 @@ SearchReport run_search(const SearchRequest& req) {
           best.forward_us, rep.shipped.forward_us, shipped.name, rep.baseline_us));
   rep.gain = split_gain(session, baseline, best.strategy);
   rep.caveats = caveats_for(session.workload_for(best.strategy), hw);
-  if (!req.out_yaml.empty()) {
-    AtomicFile f(req.out_yaml);
-    f.stream() << rep.best_yaml;
-    f.commit();
-  }
   return rep;
 }
 

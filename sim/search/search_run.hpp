@@ -16,7 +16,6 @@ struct SearchRequest {
   WhatIfRequest base;  // model, hw, workload, baseline; strategy: the shipped one to beat
   int top = 5;
   double latency_bound_us = 0;  // > 0: rank by throughput among strategies within the bound
-  std::string out_yaml;         // where to write the best strategy
   // Work per layer type: host actions plus engine steps simulated in all (sized to about 0.8 s
   // on a 2-core 2026 machine), at most max_candidates candidates.
   long long budget_work = 1000000;
@@ -60,6 +59,9 @@ struct SearchReport {
   std::string best_yaml;
   GainSplit gain;
   std::vector<Caveat> caveats;  // of "What is not modelled yet", those the pick depends on
+  // Candidate programs the program builder or the engine refused ("layer type moe: 3
+  // program(s) could not run: <why>"); such a candidate ranks last.
+  std::vector<std::string> failures;
 };
 
 SearchReport run_search(const SearchRequest& r);

@@ -57,7 +57,7 @@ void advance(Part& p, const std::string& shard) {
 
 MergeSummary merge_sweeps(const MergeOptions& o) {
   namespace fs = std::filesystem;
-  if (o.parts.empty()) throw InputError("", 0, "parts", "nothing to merge");
+  if (o.parts.empty()) throw flag_error("parts", "nothing to merge");
   std::vector<std::unique_ptr<Part>> parts;
   std::map<int, std::string> owner;  // shard -> part holding it
   std::unique_ptr<SweepSpec> spec;

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "sim/analysis/degradation.hpp"
+#include "sim/analysis/request.hpp"
 #include "sim/analysis/whatif.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -16,18 +18,9 @@ namespace ovs {
 
 namespace {
 
-const std::vector<std::string> kCauses{"weight re-reads",
-                                       "tile and wave waste",
-                                       "SMs given to communication",
-                                       "small memory-bound kernels",
-                                       "attention efficiency",
-                                       "communication latency",
-                                       "fixed kernel latency",
-                                       "host-bound GPU idle"};
-
-std::string cause_column(const std::string& cause) {
+std::string cause_column(DegradationCause cause) {
   std::string c = "degradation_";
-  for (char ch : cause) c += (ch == ' ' || ch == '-') ? '_' : ch;
+  for (char ch : cause_name(cause)) c += (ch == ' ' || ch == '-') ? '_' : ch;
   return c + "_us";
 }
 
@@ -35,55 +28,41 @@ std::string num(double v) {
   return fmt::format("{}", v);
 }
 
-long long as_int(const std::map<std::string, std::string>& p, const std::string& key) {
-  try {
-    return std::stoll(p.at(key));
-  } catch (const std::exception&) {
-    throw InputError("", 0, key, "expected an integer, got '" + p.at(key) + "'");
-  }
+// Where a point's fields come from in the spec: an axis's line, else the base field's (and the
+// lines of baseline and strategies).
+RequestSource source_of(const SweepSpec& spec) {
+  RequestSource from{spec.file, {}};
+  for (const auto& [key, line] : spec.lines)
+    from.lines[key.rfind("base.", 0) == 0 ? key.substr(5) : key] = line;
+  for (const auto& axis : spec.axes) from.lines[axis.field] = axis.line;
+  return from;
 }
 
-Workload workload_of(const std::map<std::string, std::string>& p, bool* mode_given) {
-  Workload w;
-  const std::string phase = p.at("phase");
-  if (phase != "prefill" && phase != "decode")
-    throw InputError("", 0, "phase", "expected prefill or decode");
-  w.phase = phase == "prefill" ? Phase::prefill : Phase::decode;
-  w.tokens_per_gpu = as_int(p, "tokens_per_gpu");
-  w.context = as_int(p, "context");
-  w.ep = static_cast<int>(as_int(p, "ep"));
-  // auto: 0, which the what-if resolves to the profile's NVLink domain.
-  w.gpus_per_node =
-      p.at("gpus_per_node") == "auto" ? 0 : static_cast<int>(as_int(p, "gpus_per_node"));
-  w.redundant_experts = static_cast<int>(as_int(p, "redundant_experts"));
-  w.decode_q_len = static_cast<int>(as_int(p, "decode_q_len"));
+Workload workload_of(const std::map<std::string, std::string>& p, const RequestSource& from) {
+  auto integer = [&](const std::string& key) -> long long {
+    try {
+      return std::stoll(p.at(key));
+    } catch (const std::exception&) {
+      from.fail(key, "expected an integer, got '" + p.at(key) + "'");
+    }
+  };
+  WorkloadWords words;
+  words.phase = p.at("phase");
+  words.tokens_per_gpu = integer("tokens_per_gpu");
+  words.context = integer("context");
+  words.ep = static_cast<int>(integer("ep"));
+  words.gpus_per_node =
+      p.at("gpus_per_node") == "auto" ? 0 : static_cast<int>(integer("gpus_per_node"));
+  words.redundant_experts = static_cast<int>(integer("redundant_experts"));
+  words.decode_q_len = static_cast<int>(integer("decode_q_len"));
   try {
-    w.imbalance = std::stod(p.at("imbalance"));
+    words.imbalance = std::stod(p.at("imbalance"));
   } catch (const std::exception&) {
-    throw InputError("", 0, "imbalance", "expected a number");
+    from.fail("imbalance", "expected a number, got '" + p.at("imbalance") + "'");
   }
-  const std::string g = p.at("cuda_graphs");
-  if (g == "on" || g == "true")
-    w.cuda_graphs = true;
-  else if (g == "off" || g == "false")
-    w.cuda_graphs = false;
-  else if (g != "auto")
-    throw InputError("", 0, "cuda_graphs", "expected on, off or auto");
-  const std::string d = p.at("deepep_mode");
-  *mode_given = d != "auto";
-  if (d == "normal")
-    w.deepep_mode = DeepepMode::normal;
-  else if (d == "low_latency")
-    w.deepep_mode = DeepepMode::low_latency;
-  else if (d != "auto")
-    throw InputError("", 0, "deepep_mode", "expected normal, low_latency or auto");
-  if (w.graphs() && w.mode() == DeepepMode::normal) {
-    if (g == "auto")
-      w.cuda_graphs = false;  // normal mode cannot be captured: run eagerly
-    else
-      throw InputError("", 0, "cuda_graphs", "DeepEP normal mode cannot run under CUDA graphs");
-  }
-  return w;
+  words.cuda_graphs = p.at("cuda_graphs");
+  words.deepep_mode = p.at("deepep_mode");
+  return resolve_workload(words, from);
 }
 
 Overrides overrides_of(const std::map<std::string, std::string>& p, const std::string& prefix) {
@@ -120,7 +99,7 @@ const std::vector<std::string>& output_columns() {
                                "overlapped_memory_gb",
                                "baseline_fits",
                                "overlapped_fits"};
-    for (const auto& cause : kCauses) c.push_back(cause_column(cause));
+    for (const DegradationCause cause : kDegradationCauses) c.push_back(cause_column(cause));
     c.push_back("verdict");
     c.push_back("error");
     return c;
@@ -168,8 +147,7 @@ std::string PointEvaluator::rows(long long index) {
     return out;
   };
   try {
-    bool mode_given = false;
-    const Workload w = workload_of(p, &mode_given);
+    const Workload w = workload_of(p, source_of(spec_));
     const Overrides hw_o = overrides_of(p, "hw."), model_o = overrides_of(p, "model.");
     ModelConfig model;
     if (model_o.empty()) {
@@ -196,12 +174,12 @@ std::string PointEvaluator::rows(long long index) {
         it = cache_->strategies.emplace(key, load_strategy(name, model.family)).first;
       return it->second;
     };
-    WhatIfSession session(model, hw, w, mode_given);
+    WhatIfSession session(model, hw, w);
     const Strategy& base = strategy(spec_.baseline);
     std::string out;
     for (const auto& name : spec_.strategies) {
       const WhatIfResult r = session.compare(base, strategy(name));
-      std::map<std::string, double> deg;
+      std::map<DegradationCause, double> deg;
       for (const auto& d : r.degradation) deg[d.cause] = d.us;
       std::string row = prefix + "," + csv_field(name) + "," + csv_field(spec_.baseline);
       const ProgramStats &b = r.baseline, &o = r.overlapped;
@@ -223,13 +201,25 @@ std::string PointEvaluator::rows(long long index) {
       row += "," + num(b.memory.total_bytes / units::kBytesPerGB) + "," +
              num(o.memory.total_bytes / units::kBytesPerGB);
       row += std::string(",") + (b.fits() ? "true" : "false") + "," + (o.fits() ? "true" : "false");
-      for (const auto& cause : kCauses) row += "," + num(deg.count(cause) ? deg.at(cause) : 0.0);
+      for (const DegradationCause cause : kDegradationCauses)
+        row += "," + num(deg.count(cause) ? deg.at(cause) : 0.0);
       row += "," + csv_field(r.verdict) + ",\n";
       out += row;
     }
     return out;
   } catch (const InputError& e) {
-    return error_rows(e.what());
+    if (!e.file().empty()) return error_rows(e.what());
+    // A value of this point's: the spec's field that gave it, at its line.
+    std::string field = e.field();
+    for (char& c : field)
+      if (c == '-' || c == ' ') c = '_';
+    if (field == "hardware") field = "hw";
+    if (field == "strategy") field = "strategies";
+    const RequestSource from = source_of(spec_);
+    const auto line = from.lines.find(field);
+    return error_rows(
+        InputError(spec_.file, line == from.lines.end() ? 0 : line->second, field, e.message())
+            .what());
   } catch (const std::exception& e) {
     return error_rows(std::string("internal error: ") + e.what());
   }

@@ -90,7 +90,7 @@ class Progress {
 SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& o, std::ostream& err) {
   namespace fs = std::filesystem;
   if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
-    throw InputError("", 0, "--shard", "expected i/N with 0 <= i < N");
+    throw flag_error("--shard", "expected i/N with 0 <= i < N");
   check_sweep_names(spec);
   const auto t0 = std::chrono::steady_clock::now();
   SweepSummary summary;
