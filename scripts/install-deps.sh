@@ -8,9 +8,13 @@ packages=(
   libboost-graph-dev libeigen3-dev libyaml-cpp-dev libcli11-dev catch2
   nlohmann-json3-dev libfmt-dev libbenchmark-dev
 )
-if [[ "${1:-}" == "--with-fuzz" ]]; then
-  packages+=(clang libclang-rt-14-dev)
-fi
+for opt in "$@"; do
+  case "$opt" in
+    --with-fuzz) packages+=(clang libclang-rt-14-dev) ;;
+    --with-format) packages+=(clang-format) ;;  # CI's format check (scripts/check-format.sh)
+    *) echo "install-deps: unknown option $opt (--with-fuzz, --with-format)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

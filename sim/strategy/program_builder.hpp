@@ -31,7 +31,6 @@ struct BuiltProgram {
   int launch_count = 0;
 };
 
-// `no_split` builds the strategy on the whole batch (what a batch of one request does).
 BuiltProgram build_program(const LayerBuilder& layers, const Strategy& strategy);
 
 }  // namespace ovs
