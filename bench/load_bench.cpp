@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "app/program/program_loader.hpp"
 #include "bench/program_yaml.hpp"
-#include "sim/io/program_loader.hpp"
 
 namespace {
 

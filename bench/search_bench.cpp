@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "sim/search/search_run.hpp"
+#include "app/search/search_run.hpp"
 
 namespace {
 

@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "app/sweep/sweep_point.hpp"
+#include "app/sweep/sweep_spec.hpp"
 #include "sim/io/yaml_reader.hpp"
-#include "sim/sweep/sweep_point.hpp"
-#include "sim/sweep/sweep_spec.hpp"
 
 namespace {
 

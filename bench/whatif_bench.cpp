@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "sim/analysis/whatif.hpp"
+#include "app/analysis/whatif.hpp"
 
 namespace {
 

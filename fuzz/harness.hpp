@@ -18,6 +18,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "app/analysis/whatif.hpp"
+#include "app/program/program_loader.hpp"
+#include "app/program/program_text.hpp"
+#include "app/strategy/strategy.hpp"
+#include "app/sweep/sweep_point.hpp"
+#include "app/sweep/sweep_spec.hpp"
 #include "calibrate/fit/bench_checks.hpp"
 #include "calibrate/fit/bench_csv.hpp"
 #include "calibrate/fit/validation.hpp"
@@ -27,15 +33,9 @@
 #include "models/config/model_config.hpp"
 #include "models/graph/layer_builder.hpp"
 #include "models/hw/hw_profile.hpp"
-#include "sim/analysis/whatif.hpp"
 #include "sim/core/error.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/io/csv_reader.hpp"
-#include "sim/io/program_loader.hpp"
-#include "sim/io/program_text.hpp"
-#include "sim/strategy/strategy.hpp"
-#include "sim/sweep/sweep_point.hpp"
-#include "sim/sweep/sweep_spec.hpp"
 
 namespace ovs::fuzz {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/cli.hpp"
+#include "app/cli/cli.hpp"
 #include "sim/engine/engine.hpp"
 
 namespace ovs::test {

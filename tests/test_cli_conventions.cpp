@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "app/strategy/strategy.hpp"
 #include "helpers.hpp"
-#include "sim/strategy/strategy.hpp"
 
 using namespace ovs;
 using namespace ovs::test;

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "app/analysis/whatif.hpp"
+#include "app/strategy/program_builder.hpp"
 #include "helpers.hpp"
 #include "models/config/model_config.hpp"
 #include "models/graph/layer_builder.hpp"
-#include "sim/analysis/whatif.hpp"
 #include "sim/engine/timeline.hpp"
-#include "sim/strategy/program_builder.hpp"
 
 using namespace ovs;
 using namespace ovs::test;

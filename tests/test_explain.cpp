@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "app/analysis/explain.hpp"
 #include "helpers.hpp"
-#include "sim/analysis/explain.hpp"
 
 using namespace ovs;
 using namespace ovs::test;

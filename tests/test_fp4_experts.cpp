@@ -4,10 +4,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "app/analysis/whatif.hpp"
 #include "helpers.hpp"
 #include "models/graph/layer_kernels.hpp"
 #include "models/memory/memory_model.hpp"
-#include "sim/analysis/whatif.hpp"
 
 using namespace ovs;
 using namespace ovs::test;

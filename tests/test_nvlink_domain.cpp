@@ -9,13 +9,13 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "app/analysis/whatif.hpp"
+#include "app/sweep/sweep_point.hpp"
+#include "app/sweep/sweep_spec.hpp"
 #include "helpers.hpp"
 #include "models/cost/comm.hpp"
-#include "sim/analysis/whatif.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/data_paths.hpp"
-#include "sim/sweep/sweep_point.hpp"
-#include "sim/sweep/sweep_spec.hpp"
 
 using namespace ovs;
 using namespace ovs::test;

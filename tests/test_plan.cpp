@@ -9,13 +9,13 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "app/plan/plan.hpp"
+#include "app/plan/sglang_flags.hpp"
+#include "app/strategy/strategy.hpp"
 #include "helpers.hpp"
 #include "models/config/model_config.hpp"
 #include "models/hw/hw_profile.hpp"
 #include "sim/io/csv_reader.hpp"
-#include "sim/plan/plan.hpp"
-#include "sim/plan/sglang_flags.hpp"
-#include "sim/strategy/strategy.hpp"
 
 using namespace ovs;
 using namespace ovs::test;

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "app/strategy/program_builder.hpp"
 #include "helpers.hpp"
 #include "sim/io/data_paths.hpp"
-#include "sim/strategy/program_builder.hpp"
 
 using namespace ovs;
 using namespace ovs::test;

@@ -6,12 +6,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "app/sweep/chart_words.hpp"
+#include "app/sweep/crossover.hpp"
+#include "app/sweep/svg_chart.hpp"
 #include "helpers.hpp"
 #include "sim/io/csv_reader.hpp"
 #include "sim/io/svg_parts.hpp"
-#include "sim/sweep/chart_words.hpp"
-#include "sim/sweep/crossover.hpp"
-#include "sim/sweep/svg_chart.hpp"
 
 using namespace ovs;
 using namespace ovs::test;

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "app/analysis/request.hpp"
 #include "helpers.hpp"
-#include "sim/analysis/request.hpp"
 #include "sim/core/error.hpp"
 
 using namespace ovs;

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "app/search/search_run.hpp"
 #include "helpers.hpp"
-#include "sim/search/search_run.hpp"
 
 using namespace ovs;
 using namespace ovs::test;

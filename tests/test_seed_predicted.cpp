@@ -8,9 +8,9 @@
 // durations is a separate example (strategies/examples/seed-v4-prefill-attention.yaml), not this.
 #include <catch2/catch.hpp>
 
+#include "app/analysis/whatif.hpp"
 #include "calibrate/fit/seed_block.hpp"
 #include "helpers.hpp"
-#include "sim/analysis/whatif.hpp"
 
 using namespace ovs;
 using namespace ovs::test;

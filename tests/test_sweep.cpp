@@ -12,10 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "app/sweep/crossover.hpp"
+#include "app/sweep/svg_chart.hpp"
 #include "helpers.hpp"
 #include "sim/io/csv_reader.hpp"
-#include "sim/sweep/crossover.hpp"
-#include "sim/sweep/svg_chart.hpp"
 
 using namespace ovs;
 using namespace ovs::test;

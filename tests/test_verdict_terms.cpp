@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "app/analysis/caveats.hpp"
 #include "helpers.hpp"
-#include "sim/analysis/caveats.hpp"
 
 using namespace ovs;
 using namespace ovs::test;

@@ -5,10 +5,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "app/analysis/whatif.hpp"
 #include "helpers.hpp"
 #include "models/cost/gemm.hpp"
 #include "models/cost/memory_kernels.hpp"
-#include "sim/analysis/whatif.hpp"
 #include "sim/io/data_paths.hpp"
 
 using namespace ovs;

@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "app/program/program_loader.hpp"
+#include "app/program/program_text.hpp"
 #include "bench/program_yaml.hpp"
 #include "helpers.hpp"
-#include "sim/io/program_loader.hpp"
-#include "sim/io/program_text.hpp"
 #include "sim/io/yaml_fast.hpp"
 
 using namespace ovs;

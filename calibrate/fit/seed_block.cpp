@@ -2,13 +2,13 @@
 
 #include <algorithm>
 
+#include "app/strategy/strategy.hpp"
 #include "models/config/model_config.hpp"
 #include "models/graph/layer_builder.hpp"
 #include "sim/core/error.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/kernel_model.hpp"
 #include "sim/engine/timeline.hpp"
-#include "sim/strategy/strategy.hpp"
 
 namespace ovs {
 namespace {

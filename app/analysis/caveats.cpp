@@ -1,0 +1,35 @@
+#include "app/analysis/caveats.hpp"
+
+namespace ovs {
+
+const std::vector<Caveat>& all_caveats() {
+  static const std::vector<Caveat> all{
+      {"normal-mode-small-batch",
+       "DeepEP normal mode at small batches: its bandwidth is fitted to DeepEP's 4096-token "
+       "tables, its fixed latency is not measured below that, so decode plans that switch to "
+       "normal mode (which `search` may propose) are uncertain."},
+      {"dp-attention",
+       "DP attention is always on: tensor-parallel attention is not built, and no flag or sweep "
+       "field turns DP attention off."},
+      {"mi355x-fp8",
+       "MI355X FP8 GEMM efficiency is fitted to seed 2's three in-sample kernels, which no single "
+       "GEMM curve fits (q_b comes out 50 % fast, wqkv_a 19 % slow), so MI355X GEMM times are "
+       "uncertain to about a factor of two."},
+  };
+  return all;
+}
+
+std::vector<Caveat> caveats_for(const Workload& w, const HwProfile& hw) {
+  // DeepEP's normal-mode tables are measured at 4096 tokens per rank (BRIEF section 3).
+  constexpr long long kDeepepNormalMeasuredTokens = 4096;
+  std::vector<Caveat> out;
+  for (const auto& c : all_caveats()) {
+    if (c.key == "normal-mode-small-batch" && w.mode() == DeepepMode::normal &&
+        w.tokens() < kDeepepNormalMeasuredTokens)
+      out.push_back(c);
+    if (c.key == "mi355x-fp8" && hw.arch == "cdna4") out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace ovs

@@ -1,0 +1,73 @@
+#pragma once
+// From what a user asks - command-line flags or a sweep point's fields, in words - to the
+// Workload every analysis runs (whatif, explain, search, sweep, plan), with each rule that ties
+// two fields together written here once:
+//   - DeepEP mode left to auto: normal for prefill, low-latency for decode (Workload::mode); a
+//     strategy's deepep_mode applies unless the user gave one (for_strategy).
+//   - DeepEP normal mode blocks the host on its receive counts, so no CUDA graph can capture it:
+//     under normal mode CUDA graphs left to auto are off, and asked on they are an error.
+//   - GPUs per node left to auto (0): the hardware profile's NVLink domain (in_nvlink_domain).
+//   - decode_q_len: query tokens per request per decode step (2 with MTP); prefill ignores it.
+//   - redundant experts: EP must divide routed + redundant; checked where the model is known
+//     (the layer builder).
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "app/strategy/strategy.hpp"
+#include "models/graph/workload.hpp"
+#include "models/hw/hw_profile.hpp"
+
+namespace ovs {
+
+// Where the words came from, so that an error names it: the command line (its flags,
+// --cuda-graphs) or a file (its fields, cuda_graphs, at their lines).
+struct RequestSource {
+  std::string file;                  // empty: the command line
+  std::map<std::string, int> lines;  // a file's field -> its line (0 or absent: unknown)
+
+  // The name a user knows a field by: "--cuda-graphs" on the command line, else "cuda_graphs".
+  std::string field(const std::string& name) const;
+  // InputError naming the file (or "command line") and the field.
+  [[noreturn]] void fail(const std::string& name, const std::string& message) const;
+};
+
+// A workload in the user's words.
+struct WorkloadWords {
+  std::string phase = "decode";  // prefill | decode
+  std::int64_t tokens_per_gpu = 0;
+  std::int64_t context = 0;
+  int ep = 0;
+  int gpus_per_node = 0;  // 0: auto
+  int redundant_experts = 0;
+  double imbalance = 1.15;
+  std::string cuda_graphs = "auto";  // on | off | auto (or true | false)
+  std::string deepep_mode = "auto";  // normal | low_latency | auto
+  int decode_q_len = 1;
+};
+
+// The workload the words ask for. Its deepep_mode is set only when the user gave one (a
+// strategy may choose it otherwise); gpus_per_node stays 0 when auto. InputError naming the
+// flag or field on a word it does not know, or on DeepEP normal mode under CUDA graphs.
+Workload resolve_workload(const WorkloadWords& asked, const RequestSource& from);
+// The same rules for a workload already in types (the planner's grid, a test).
+Workload resolve_workload(Workload asked, const RequestSource& from);
+
+// The rule between DeepEP normal mode and CUDA graphs, for a workload whose mode is settled:
+// false when CUDA graphs were asked on under normal mode (the caller names whose request it was);
+// otherwise true, with CUDA graphs left to auto turned off under normal mode.
+bool settle_cuda_graphs(Workload& w);
+// Whether DeepEP normal mode can run at all: not when CUDA graphs were asked on.
+bool allows_normal_mode(const Workload& w);
+extern const char* const kNormalModeUnderCudaGraphs;  // the error's words
+
+// The workload with GPUs per node resolved: 0 (auto) becomes the profile's NVLink domain
+// (`nvlink_domain_gpus`: 8 on HGX boards, 72 on GB200 NVL72), so an EP group inside the domain
+// uses NVLink only. InputError when the profile does not give it.
+Workload in_nvlink_domain(Workload w, const HwProfile& hw);
+
+// The workload strategy `s` runs: its deepep_mode unless the user gave one, then the CUDA-graph
+// rule (an error names the strategy's file).
+Workload for_strategy(Workload w, const Strategy& s);
+
+}  // namespace ovs

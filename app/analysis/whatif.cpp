@@ -1,0 +1,241 @@
+#include "app/analysis/whatif.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/engine/kernel_model.hpp"
+
+namespace ovs {
+namespace {
+
+// Which side of the ledger a kernel's time alone falls in, for the degradation itemization.
+DegradationCause bucket(const KernelInfo& info, const KernelSpec& k, const SoloBreakdown& b) {
+  using C = DegradationCause;
+  if (info.comm) return C::communication_latency;
+  const std::string bound = b.bound();
+  if (k.category == "gemm") {
+    if (bound == "hbm" || bound == "l2") return C::weight_rereads;
+    if (bound == "latency") return C::fixed_kernel_latency;
+    return C::tile_and_wave_waste;
+  }
+  if (k.category == "attention") return C::attention_efficiency;
+  if (bound == "latency") return C::fixed_kernel_latency;
+  return C::small_memory_bound_kernels;
+}
+
+std::string name_of(DegradationCause c) {
+  return std::string(cause_name(c));
+}
+
+// Empty when both fit; else what does not fit and why (its largest term).
+std::string fit_sentence(const ProgramStats& base, const ProgramStats& over, const HwProfile& hw) {
+  auto needs = [](const ProgramStats& s) {
+    const MemoryTerm* big = &s.memory.terms.front();
+    for (const auto& t : s.memory.terms)
+      if (t.bytes > big->bytes) big = &t;
+    return fmt::format("{:.1f} GB per GPU (largest: {} {:.1f} GB)",
+                       s.memory.total_bytes / units::kBytesPerGB, big->name,
+                       big->bytes / units::kBytesPerGB);
+  };
+  const std::string cap = fmt::format("{} has {:g} GB", hw.name, hw.hbm_capacity_gb);
+  if (!base.fits() && !over.fits())
+    return fmt::format("Neither fits in HBM: '{}' needs {} and '{}' {}; {}.", base.strategy,
+                       needs(base), over.strategy, needs(over), cap);
+  if (!over.fits())
+    return fmt::format("'{}' does not fit in HBM: it needs {}; {} ('{}' fits, {:.1f} GB).",
+                       over.strategy, needs(over), cap, base.strategy,
+                       base.memory.total_bytes / units::kBytesPerGB);
+  if (!base.fits())
+    return fmt::format(
+        "'{}' does not fit in HBM: it needs {}; {}. '{}' fits ({:.1f} GB): it "
+        "is what makes this batch possible.",
+        base.strategy, needs(base), cap, over.strategy,
+        over.memory.total_bytes / units::kBytesPerGB);
+  return {};
+}
+
+}  // namespace
+
+StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatcher* watch) {
+  StrategyRun r;
+  r.built = build_program(lb, s);
+  r.timeline = std::make_unique<Timeline>(r.built.program);
+  const Engine engine(lb.hw().engine);
+  ObserverList obs;
+  obs.add(r.timeline.get());
+  if (watch) obs.add(watch->watch(r.built.program, s.name + " on " + lb.hw().name));
+  r.result = engine.run(r.built.program, &obs);
+  const ModelConfig& m = lb.model();
+  r.stats = program_stats(r.built, *r.timeline, r.result.makespan_us, lb.workload(), m.dense_layers,
+                          m.layers);
+  r.stats.strategy = s.name;
+  r.stats.host_busy_us = r.result.host_busy_us;
+  r.stats.host_blocked_us = r.result.host_blocked_us;
+  const Hardware& hw = lb.hw().engine;
+  for (size_t i = 0; i < r.built.program.kernels.size(); ++i) {
+    const KernelSpec& k = r.built.program.kernels[i];
+    const KernelInfo& info = r.built.info[i];
+    if (k.fixed_sms == 0 && k.work.ctas == 0) continue;  // data in flight holds no SM
+    const SoloBreakdown b = solo_breakdown(hw, k);
+    const std::string key = std::to_string(info.layer) + "/" + info.op + "/" + info.kernel;
+    auto& e = r.alone[key];
+    // A kernel held to fewer SMs than the GPU has (deep_gemm_num_sms, a placement's cap) loses
+    // time to that cap; the rest of its time is charged by what bounds it.
+    double capped_loss = 0;
+    if (k.sm_cap > 0 && k.sm_cap < hw.sm_count) {
+      KernelSpec free = k;
+      free.sm_cap = 0;
+      capped_loss = std::max(0.0, b.total_us() - solo_breakdown(hw, free).total_us());
+    }
+    e.us += b.total_us() - capped_loss;
+    e.capped_us += capped_loss;
+    e.cause = bucket(info, k, b);
+    r.stats.solo_us[name_of(e.cause)] += b.total_us() - capped_loss;
+    if (capped_loss > 0)
+      r.stats.solo_us[name_of(DegradationCause::sms_given_to_communication)] += capped_loss;
+  }
+  return r;
+}
+
+namespace {
+std::string run_key(const Strategy& s, const Workload& w) {
+  return s.file + "|" + (w.mode() == DeepepMode::normal ? "n" : "l");
+}
+}  // namespace
+
+WhatIfSession::WhatIfSession(ModelConfig model, HwProfile hw, Workload w)
+    : model_(std::move(model)), hw_(std::move(hw)), w_(in_nvlink_domain(w, hw_)) {
+  require_kernel_params(hw_);
+}
+
+const StrategyRun& WhatIfSession::run(const Strategy& s, RunWatcher* watch) {
+  const Workload w = workload_for(s);
+  const std::string key = run_key(s, w);
+  if (!watch) {
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return *it->second;
+  }
+  const LayerBuilder lb(model_, hw_, w);
+  auto r = std::make_unique<StrategyRun>();
+  try {
+    *r = simulate_strategy(lb, s, watch);
+  } catch (const SimulationError& e) {
+    throw InputError(s.file, 0, "", e.what());
+  }
+  r->timeline.reset();  // the statistics are kept; the timeline is only needed while running
+  r->stats.memory = memory_per_gpu(model_, hw_, w, r->stats.split);
+  auto& slot = cache_[key];
+  slot = std::move(r);
+  return *slot;
+}
+
+WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over_s,
+                                    RunWatcher* watch) {
+  const StrategyRun& base = run(base_s, watch);
+  const StrategyRun& over = run(over_s, watch);
+  const ModelConfig& model = model_;
+  const HwProfile& hw = hw_;
+  WhatIfResult r;
+  r.model = model.name;
+  r.hw = hw.name;
+  r.phase = w_.phase == Phase::prefill ? "prefill" : "decode";
+  r.workload = workload_for(over_s);
+  r.baseline = base.stats;
+  r.overlapped = over.stats;
+  r.speedup = r.baseline.total_us / r.overlapped.total_us;
+  // Degradation: what the overlapped program's kernels take alone beyond the same kernels of the
+  // baseline (the two micro-batches' halves of a GEMM against the whole one), charged to the cause
+  // that bounds the smaller kernel; plus GPU time lost waiting on the host (launches, per-op
+  // framework overhead), which only costs when the GPU runs out of queued work.
+  using C = DegradationCause;
+  std::map<C, double> by_cause;
+  for (const auto& [key, o] : over.alone) {
+    auto it = base.alone.find(key);
+    by_cause[o.cause] += o.us - (it == base.alone.end() ? 0.0 : it->second.us);
+    by_cause[C::sms_given_to_communication] +=
+        o.capped_us - (it == base.alone.end() ? 0.0 : it->second.capped_us);
+  }
+  for (const auto& [key, b] : base.alone)
+    if (!over.alone.count(key)) {
+      by_cause[b.cause] -= b.us;
+      by_cause[C::sms_given_to_communication] -= b.capped_us;
+    }
+  by_cause[C::host_bound_gpu_idle] += r.overlapped.gpu_idle_us - r.baseline.gpu_idle_us;
+  for (const auto& [cause, d] : by_cause)
+    if (std::fabs(d) > 1e-6) r.degradation.push_back({cause, d});
+  // Largest first; equal ones by name.
+  std::sort(r.degradation.begin(), r.degradation.end(), [](auto& a, auto& b) {
+    return a.us != b.us ? a.us > b.us : cause_name(a.cause) < cause_name(b.cause);
+  });
+  for (const auto& d : r.degradation) r.degradation_us += d.us;
+  r.comm_hidden_us = r.baseline.exposed_comm_us - r.overlapped.exposed_comm_us;
+  // Net gain = advantage - degradation, so the advantage is what overlap gained besides.
+  r.advantage_us = (r.baseline.total_us - r.overlapped.total_us) + r.degradation_us;
+  // The forward is compute busy + communication exposed + GPU idle, so the advantage is the
+  // communication hidden plus the kernel time alone the split added (the degradation without
+  // its idle term) minus the busy time it added: time that ran beside other kernels.
+  auto alone_total = [](const StrategyRun& run) {
+    double us = 0;
+    for (const auto& [key, k] : run.alone) us += k.us + k.capped_us;
+    return us;
+  };
+  r.side_by_side_us = (alone_total(over) - alone_total(base)) -
+                      (r.overlapped.compute_busy_us - r.baseline.compute_busy_us);
+  const double gain = r.baseline.total_us - r.overlapped.total_us;
+  r.net_us = gain;
+  const std::string top = r.degradation.empty() ? "nothing" : name_of(r.degradation.front().cause);
+  const std::string ledger = fmt::format(
+      "advantage {:.0f} us (communication hidden {:.0f} us + kernel time run side by side {:.0f} "
+      "us) - degradation {:.0f} us (mostly {}) = net {:+.0f} us",
+      r.advantage_us, r.comm_hidden_us, r.side_by_side_us, r.degradation_us, top, gain);
+  if (!over.built.note.empty()) {
+    r.verdict =
+        fmt::format("'{}' could not split the batch ({}); {}: {}", over_s.name, over.built.note,
+                    gain >= 0 ? "no gain from two-batch overlap" : "it only adds cost", ledger);
+  } else if (gain > 0) {
+    r.verdict = fmt::format("'{}' pays: {:.1f} % faster ({:.0f} us per forward): {}.", over_s.name,
+                            100 * (r.speedup - 1), gain, ledger);
+  } else {
+    r.verdict = fmt::format("'{}' does not pay: {:.1f} % slower ({:.0f} us per forward): {}.",
+                            over_s.name, 100 * (1 / r.speedup - 1), -gain, ledger);
+  }
+  // A side that does not fit in HBM has no throughput to compare: the verdict says so first.
+  const std::string fit = fit_sentence(r.baseline, r.overlapped, hw);
+  if (!fit.empty()) r.verdict = fit;
+  return r;
+}
+
+}  // namespace ovs
+
+namespace ovs {
+
+Strategy load_request_strategy(const std::string& name, ModelFamily family,
+                               const std::string& field) {
+  try {
+    return load_strategy(name, family);
+  } catch (const InputError& e) {
+    if (!e.file().empty()) throw;
+    throw InputError("", 0, field, e.message());
+  }
+}
+
+WhatIfResult run_whatif(const WhatIfRequest& req, RunWatcher* watch) {
+  ModelConfig model = load_model_config(req.model);
+  HwProfile hw = load_hw_profile(req.hw);
+  require_kernel_params(hw);
+  const Strategy base_s = load_request_strategy(req.baseline, model.family, "baseline");
+  const Strategy over_s = load_request_strategy(req.strategy, model.family, "strategy");
+  WhatIfSession session(std::move(model), std::move(hw), req.workload);
+  WhatIfResult r = session.compare(base_s, over_s, watch);
+  for (const auto* s : {&base_s, &over_s})
+    r.notes.insert(r.notes.end(), s->notes.begin(), s->notes.end());
+  return r;
+}
+
+}  // namespace ovs

@@ -1,0 +1,137 @@
+#pragma once
+// The what-if: one forward pass with a strategy against the baseline on the same model, GPU and
+// workload, and why one wins - the communication overlap hides (advantage) against what
+// splitting the batch costs (degradation), itemized by cause.
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "app/analysis/degradation.hpp"
+#include "app/analysis/request.hpp"
+#include "app/strategy/program_builder.hpp"
+#include "models/config/model_config.hpp"
+#include "models/graph/workload.hpp"
+#include "models/hw/hw_profile.hpp"
+#include "models/memory/memory_model.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/engine/timeline.hpp"
+
+namespace ovs {
+
+struct ProgramStats {
+  std::string strategy;
+  double total_us = 0;         // one forward pass
+  double per_layer_us = 0;     // mean MoE layer in steady state
+  double exposed_comm_us = 0;  // communication running while no compute kernel runs
+  double comm_busy_us = 0;     // communication running at all
+  double compute_busy_us = 0;  // a compute kernel running
+  double gpu_idle_us = 0;      // nothing running on the GPU (host-bound or waiting on the host)
+  double host_busy_us = 0;
+  double host_blocked_us = 0;
+  int launches = 0;
+  double tokens_per_s_per_gpu = 0;
+  bool split = false;
+  std::string note;
+  std::map<std::string, double> solo_us;  // kernel time alone, by cause (its name)
+  MemoryUse memory;                       // per GPU, against the HBM capacity
+  bool fits() const { return memory.fits(); }
+};
+
+struct DegradationItem {
+  DegradationCause cause;
+  double us = 0;
+};
+
+struct WhatIfResult {
+  std::string model, hw, phase;
+  Workload workload;
+  ProgramStats baseline, overlapped;
+  double speedup = 1;
+  double advantage_us = 0;
+  double degradation_us = 0;
+  double comm_hidden_us = 0;
+  // The rest of the advantage: the overlapped kernels' extra time alone (as the degradation
+  // counts it) that did not lengthen the GPU's busy time - it ran beside other kernels.
+  // advantage_us = comm_hidden_us + side_by_side_us.
+  double side_by_side_us = 0;
+  double net_us = 0;                         // baseline - overlapped = advantage - degradation
+  std::vector<DegradationItem> degradation;  // largest first
+  std::string verdict;
+  std::vector<std::string> notes;  // how the strategy files were read (SGLang op names)
+};
+
+struct WhatIfRequest {
+  std::string model;
+  std::string hw;
+  // As resolve_workload gives it: a DeepEP mode set here is the user's, and no strategy may
+  // override it.
+  Workload workload;
+  std::string strategy;
+  std::string baseline = "no-overlap";
+};
+
+// Watches the runs a what-if simulates (the CLI's Perfetto trace of them, for one): asked once
+// per run, before it starts, for an observer of it (or nullptr), which must outlive the run.
+class RunWatcher {
+ public:
+  virtual ~RunWatcher() = default;
+  virtual Observer* watch(const Program& p, const std::string& title) = 0;
+};
+
+// A request's strategy by name or path; an unknown name's error names `field` ("strategy" or
+// "baseline": the CLI turns it into the flag).
+Strategy load_request_strategy(const std::string& name, ModelFamily family,
+                               const std::string& field);
+
+// Both runs: the baseline, then the strategy (`watch` sees them in that order).
+WhatIfResult run_whatif(const WhatIfRequest& r, RunWatcher* watch = nullptr);
+
+// One simulated strategy: its program, run and statistics.
+struct KernelAlone {
+  double us = 0;         // time alone, summed over micro-batches
+  double capped_us = 0;  // of which lost to an SM cap
+  DegradationCause cause = DegradationCause::fixed_kernel_latency;  // what bounds it
+};
+struct StrategyRun {
+  BuiltProgram built;
+  RunResult result;
+  std::unique_ptr<Timeline> timeline;
+  ProgramStats stats;
+  std::map<std::string, KernelAlone> alone;  // by layer/op/kernel
+};
+
+StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s,
+                              RunWatcher* watch = nullptr);
+
+// A model, GPU and workload with strategies compared on them; runs are cached, so the baseline
+// is simulated once however many strategies are compared with it.
+class WhatIfSession {
+ public:
+  // `w` as resolve_workload gives it.
+  WhatIfSession(ModelConfig model, HwProfile hw, Workload w);
+  WhatIfResult compare(const Strategy& baseline, const Strategy& strategy,
+                       RunWatcher* watch = nullptr);
+  // Cached unless watched.
+  const StrategyRun& run(const Strategy& s, RunWatcher* watch = nullptr);
+  Workload workload_for(const Strategy& s) const { return for_strategy(w_, s); }
+  const ModelConfig& model() const { return model_; }
+  const HwProfile& hw() const { return hw_; }
+
+ private:
+  ModelConfig model_;
+  HwProfile hw_;
+  Workload w_;
+  std::map<std::string, std::unique_ptr<StrategyRun>> cache_;
+};
+void write_whatif_json(std::ostream& out, const WhatIfResult& r);
+void write_whatif_table(std::ostream& out, const WhatIfResult& r);
+// Memory per GPU of both sides, term by term with its arithmetic (whatif --explain).
+void write_memory_breakdown(std::ostream& out, const WhatIfResult& r);
+
+// Program statistics from a run's timeline (exposed communication, per-layer time, ...).
+ProgramStats program_stats(const BuiltProgram& b, const Timeline& tl, double makespan_us,
+                           const Workload& w, int first_moe_layer, int layers);
+
+}  // namespace ovs

@@ -1,0 +1,171 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "app/analysis/whatif.hpp"
+#include "sim/core/units.hpp"
+
+namespace ovs {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+// A throughput only for a side that fits in HBM.
+Json throughput(const ProgramStats& s) {
+  return s.fits() ? Json(s.tokens_per_s_per_gpu) : Json(nullptr);
+}
+
+Json memory_json(const MemoryUse& m) {
+  Json terms = Json::object();
+  for (const auto& t : m.terms) terms[t.name] = t.bytes / units::kBytesPerGB;
+  return Json{{"total_gb", m.total_bytes / units::kBytesPerGB},
+              {"capacity_gb", m.capacity_bytes / units::kBytesPerGB},
+              {"fits", m.fits()},
+              {"terms_gb", terms}};
+}
+
+Json stats_json(const ProgramStats& s) {
+  Json solo;
+  for (const auto& [k, v] : s.solo_us) solo[k] = v;
+  return Json{{"strategy", s.strategy},
+              {"forward_us", s.total_us},
+              {"per_layer_us", s.per_layer_us},
+              {"tokens_per_s_per_gpu", throughput(s)},
+              {"exposed_comm_us", s.exposed_comm_us},
+              {"comm_busy_us", s.comm_busy_us},
+              {"compute_busy_us", s.compute_busy_us},
+              {"gpu_idle_us", s.gpu_idle_us},
+              {"host_busy_us", s.host_busy_us},
+              {"host_blocked_us", s.host_blocked_us},
+              {"launches", s.launches},
+              {"two_micro_batches", s.split},
+              {"kernel_time_alone_us", solo},
+              {"memory", memory_json(s.memory)}};
+}
+}  // namespace
+
+void write_whatif_json(std::ostream& out, const WhatIfResult& r) {
+  const Workload& w = r.workload;
+  Json j;
+  j["model"] = r.model;
+  j["hardware"] = r.hw;
+  j["phase"] = r.phase;
+  j["tokens_per_gpu"] = w.tokens_per_gpu;
+  j["context"] = w.context;
+  j["ep"] = w.ep;
+  j["gpus_per_node"] = w.gpus_per_node;
+  j["redundant_experts"] = w.redundant_experts;
+  j["imbalance"] = w.imbalance;
+  j["cuda_graphs"] = w.graphs();
+  j["deepep_mode"] = w.mode() == DeepepMode::normal ? "normal" : "low_latency";
+  j["strategy"] = r.overlapped.strategy;
+  j["baseline"] = r.baseline.strategy;
+  j["baseline_us"] = r.baseline.total_us;
+  j["overlapped_us"] = r.overlapped.total_us;
+  const bool both_fit = r.baseline.fits() && r.overlapped.fits();
+  j["speedup"] = both_fit ? Json(r.speedup) : Json(nullptr);
+  j["advantage_us"] = r.advantage_us;
+  j["degradation_us"] = r.degradation_us;
+  j["comm_hidden_us"] = r.comm_hidden_us;
+  j["side_by_side_us"] = r.side_by_side_us;
+  j["net_us"] = r.net_us;
+  // net = advantage - degradation, every term named: the advantage's terms add up to it, the
+  // degradation's causes (below) to the degradation.
+  j["advantage_terms"] =
+      Json::array({{{"term", "communication hidden"}, {"us", r.comm_hidden_us}},
+                   {{"term", "kernel time run side by side"}, {"us", r.side_by_side_us}}});
+  j["verdict"] = r.verdict;
+  j["baseline_per_layer_us"] = r.baseline.per_layer_us;
+  j["overlapped_per_layer_us"] = r.overlapped.per_layer_us;
+  j["baseline_tokens_per_s_per_gpu"] = throughput(r.baseline);
+  j["overlapped_tokens_per_s_per_gpu"] = throughput(r.overlapped);
+  j["baseline_memory_gb"] = r.baseline.memory.total_bytes / units::kBytesPerGB;
+  j["overlapped_memory_gb"] = r.overlapped.memory.total_bytes / units::kBytesPerGB;
+  j["baseline_fits"] = r.baseline.fits();
+  j["overlapped_fits"] = r.overlapped.fits();
+  j["hbm_capacity_gb"] = r.baseline.memory.capacity_bytes / units::kBytesPerGB;
+  Json deg = Json::array();
+  for (const auto& d : r.degradation) deg.push_back({{"cause", cause_name(d.cause)}, {"us", d.us}});
+  j["degradation"] = deg;
+  j["baseline_detail"] = stats_json(r.baseline);
+  j["overlapped_detail"] = stats_json(r.overlapped);
+  if (!r.overlapped.note.empty()) j["note"] = r.overlapped.note;
+  if (!r.notes.empty()) j["notes"] = r.notes;
+  out << j.dump(2) << "\n";
+}
+
+void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
+  const Workload& w = r.workload;
+  out << fmt::format(
+      "{} on {}, {}: {} {} per GPU, context {}, EP {}, {} GPUs/node, DeepEP {}, {}\n", r.model,
+      r.hw, r.phase, w.tokens_per_gpu, r.phase == "prefill" ? "tokens" : "requests", w.context,
+      w.ep, w.gpus_per_node, w.mode() == DeepepMode::normal ? "normal" : "low-latency",
+      w.graphs() ? "CUDA graphs" : "eager");
+  out << "\n" << r.verdict << "\n\n";
+  out << fmt::format("{:<34} {:>14} {:>14}\n", "", r.baseline.strategy, r.overlapped.strategy);
+  auto row = [&](const char* label, double a, double b, const char* unit) {
+    out << fmt::format("{:<34} {:>11.1f} {:<2} {:>11.1f} {:<2}\n", label, a, unit, b, unit);
+  };
+  row("forward", r.baseline.total_us, r.overlapped.total_us, "us");
+  row("per MoE layer (steady state)", r.baseline.per_layer_us, r.overlapped.per_layer_us, "us");
+  auto tokens = [](const ProgramStats& s) {
+    return s.fits() ? fmt::format("{:.0f}", s.tokens_per_s_per_gpu) : std::string("no fit");
+  };
+  out << fmt::format("{:<34} {:>14} {:>14}\n", "tokens/s per GPU", tokens(r.baseline),
+                     tokens(r.overlapped));
+  row("communication exposed", r.baseline.exposed_comm_us, r.overlapped.exposed_comm_us, "us");
+  row("communication running", r.baseline.comm_busy_us, r.overlapped.comm_busy_us, "us");
+  row("compute running", r.baseline.compute_busy_us, r.overlapped.compute_busy_us, "us");
+  row("GPU idle (host-bound, waits)", r.baseline.gpu_idle_us, r.overlapped.gpu_idle_us, "us");
+  out << fmt::format("{:<34} {:>14} {:>14}\n", "kernel launches", r.baseline.launches,
+                     r.overlapped.launches);
+  row(fmt::format("HBM per GPU (of {:g} GB)", r.baseline.memory.capacity_bytes / units::kBytesPerGB)
+          .c_str(),
+      r.baseline.memory.total_bytes / units::kBytesPerGB,
+      r.overlapped.memory.total_bytes / units::kBytesPerGB, "GB");
+  out << fmt::format("{:<34} {:>14} {:>14}\n", "fits in HBM", r.baseline.fits() ? "yes" : "NO",
+                     r.overlapped.fits() ? "yes" : "NO");
+  if (!r.baseline.fits() || !r.overlapped.fits())
+    out << "\n(a side that does not fit has no throughput; its times are what the simulation "
+           "gives if the memory existed)\n";
+  const bool both_fit = r.baseline.fits() && r.overlapped.fits();
+  out << fmt::format(
+      "\nspeedup {}   advantage {:.1f} us   degradation {:.1f} us   net {:+.1f} us\n",
+      both_fit ? fmt::format("{:.3f}x", r.speedup) : std::string("- (no fit)"), r.advantage_us,
+      r.degradation_us, r.baseline.total_us - r.overlapped.total_us);
+  out << fmt::format(
+      "\nadvantage {:.1f} us = communication hidden {:.1f} us + kernel time run side by side "
+      "{:.1f} "
+      "us\n",
+      r.advantage_us, r.comm_hidden_us, r.side_by_side_us);
+  out << "degradation by cause (time alone, overlapped minus baseline):\n";
+  for (const auto& d : r.degradation)
+    out << fmt::format("  {:<32} {:>+10.1f} us\n", cause_name(d.cause), d.us);
+  if (!r.overlapped.note.empty()) out << "\nnote: " << r.overlapped.note << "\n";
+  for (const auto& n : r.notes) out << "note: " << n << "\n";
+}
+
+void write_memory_breakdown(std::ostream& out, const WhatIfResult& r) {
+  const double gb = units::kBytesPerGB;
+  out << fmt::format("\nMemory per GPU (GB = 1e9 bytes; {} has {:g} GB of HBM):\n", r.hw,
+                     r.baseline.memory.capacity_bytes / gb);
+  out << fmt::format("  {:<36} {:>12} {:>12}\n", "", r.baseline.strategy, r.overlapped.strategy);
+  // Both sides have the same terms in the same order except where a mode differs.
+  std::vector<std::string> names;
+  for (const auto* s : {&r.baseline, &r.overlapped})
+    for (const auto& t : s->memory.terms)
+      if (std::find(names.begin(), names.end(), t.name) == names.end()) names.push_back(t.name);
+  for (const auto& n : names)
+    out << fmt::format("  {:<36} {:>12.3f} {:>12.3f}\n", n, r.baseline.memory.bytes_of(n) / gb,
+                       r.overlapped.memory.bytes_of(n) / gb);
+  out << fmt::format("  {:<36} {:>12.3f} {:>12.3f}\n", "total", r.baseline.memory.total_bytes / gb,
+                     r.overlapped.memory.total_bytes / gb);
+  out << fmt::format("  {:<36} {:>12} {:>12}\n", "fits", r.baseline.fits() ? "yes" : "NO",
+                     r.overlapped.fits() ? "yes" : "NO");
+  out << "How each term of '" << r.overlapped.strategy << "' is computed:\n";
+  for (const auto& t : r.overlapped.memory.terms)
+    out << fmt::format("  {:<36} {}\n", t.name, t.how);
+}
+
+}  // namespace ovs

@@ -1,0 +1,147 @@
+// overlapsim describe model|hw NAME [--json] [--template]: a shipped model config or hardware
+// profile with the source of every number, to read or to copy for one's own model or GPU.
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "app/cli/commands.hpp"
+#include "app/cli/flag_checks.hpp"
+#include "models/config/model_config.hpp"
+#include "models/hw/hw_profile.hpp"
+#include "sim/core/error.hpp"
+#include "sim/io/data_paths.hpp"
+
+namespace ovs {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct DescribeOptions {
+  std::string kind;
+  std::string name;
+  bool json = false;
+  bool templ = false;
+};
+
+Json scalar_json(const std::string& s) {
+  if (s == "true") return true;
+  if (s == "false") return false;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || !end || *end != '\0') return s;
+  if (std::fabs(v) < 9e18 && v == static_cast<double>(static_cast<long long>(v)) &&
+      s.find_first_of(".eE") == std::string::npos)
+    return static_cast<long long>(v);
+  return v;
+}
+
+Json node_json(const YAML::Node& n) {
+  if (n.IsScalar()) return scalar_json(n.Scalar());
+  if (n.IsSequence()) {
+    Json a = Json::array();
+    for (const auto& i : n) a.push_back(node_json(i));
+    return a;
+  }
+  if (n.IsMap()) {
+    Json o = Json::object();
+    for (const auto& kv : n) o[kv.first.Scalar()] = node_json(kv.second);
+    return o;
+  }
+  return nullptr;
+}
+
+// Every field: {field, value, source}; a {value(s), source} map is one field.
+void walk(const YAML::Node& n, const std::string& path, Json& out) {
+  if (n.IsMap() && n["source"] && (n["value"] || n["values"])) {
+    out.push_back({{"field", path},
+                   {"value", node_json(n["value"] ? n["value"] : n["values"])},
+                   {"source", n["source"].Scalar()}});
+    return;
+  }
+  if (n.IsMap()) {
+    for (const auto& kv : n)
+      walk(kv.second, path.empty() ? kv.first.Scalar() : path + "." + kv.first.Scalar(), out);
+    return;
+  }
+  out.push_back({{"field", path}, {"value", node_json(n)}, {"source", nullptr}});
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream t;
+  t << in.rdbuf();
+  return t.str();
+}
+
+// The file with every source marked for the user to replace, and a name of its own.
+std::string as_template(const std::string& text, const std::string& name) {
+  std::string out = std::regex_replace(
+      text, std::regex("source: \"([^\"]*)\""),
+      "source: \"TODO: where your number comes from (template from " + name + ": $1)\"");
+  return std::regex_replace(out, std::regex("(^|\n)name: [^\n#]*"), "$1name: my-" + name);
+}
+
+int run(const DescribeOptions& o, CliContext& ctx) {
+  const bool hw = o.kind == "hw";
+  const std::string folder = hw ? "hw_profiles" : "models/configs";
+  const std::string what = hw ? "hardware profile" : "model";
+  std::string path;
+  try {
+    path = resolve_data_file(o.name, folder, what);
+  } catch (const NameError& e) {
+    throw flag_error("name", e.what());
+  }
+  // Loaded the way every command loads it: a describe of a broken file is the same error.
+  std::string name;
+  if (hw)
+    name = load_hw_profile(path).name;
+  else
+    name = load_model_config(path).name;
+  const std::string text = slurp(path);
+  if (o.templ) {
+    ctx.out << "# Template for your own " << what << ", from " << name
+            << ": replace the values and every source, then pass this file's path as --"
+            << (hw ? "hw" : "model") << ".\n"
+            << as_template(text, name);
+    return 0;
+  }
+  if (o.json) {
+    Json fields = Json::array();
+    walk(YAML::LoadFile(path), "", fields);
+    ctx.out << Json{{"kind", o.kind}, {"name", name}, {"file", path}, {"fields", fields}}.dump(2)
+            << "\n";
+    return 0;
+  }
+  ctx.out << "# " << what << " '" << name << "' (" << path << ")\n"
+          << "# Every number carries its source. For your own " << (hw ? "GPU" : "model")
+          << ": overlapsim describe " << o.kind << " " << name
+          << " --template > mine.yaml, edit, pass --" << (hw ? "hw" : "model") << " ./mine.yaml\n"
+          << text;
+  return 0;
+}
+
+}  // namespace
+
+void add_describe_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<DescribeOptions>();
+  auto* cmd = app.add_subcommand(
+      "describe",
+      "Print a model config or hardware profile with the source of every number (--json: field\n"
+      "by field); --template prints it as a starting point for your own model or GPU.");
+  cmd->add_option("kind", o->kind, "model or hw")
+      ->required()
+      ->check(flags::one_of({"model", "hw"}));
+  cmd->add_option("name", o->name, "Shipped name (h800, deepseek-v3, ...) or a YAML path")
+      ->required();
+  cmd->add_flag("--json", o->json, "Every field as {field, value, source}");
+  cmd->add_flag("--template", o->templ,
+                "The file with every source marked TODO and a name of its own, to copy");
+  cmd->callback([o, &ctx] { ctx.exit_code = run(*o, ctx); });
+}
+
+}  // namespace ovs

@@ -1,0 +1,133 @@
+// overlapsim plan --model M --hw H --phase decode|prefill --gpus N [--gpus-per-node G]
+//   (--tpot-ms T [--context C] | --ttft-ms T --prompt-len L) [--strategies a,b] [--json]
+//   [--csv FILE] [--chart FILE.svg]
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "app/cli/commands.hpp"
+#include "app/cli/flag_checks.hpp"
+#include "app/plan/plan.hpp"
+#include "sim/core/error.hpp"
+#include "sim/io/atomic_file.hpp"
+
+namespace ovs {
+namespace {
+
+struct PlanOptions {
+  PlanRequest req;
+  std::string phase = "decode";
+  double tpot_ms = 0, ttft_ms = 0;
+  long long context = 0, prompt_len = 0;
+  double mtp_acceptance = 0;
+  bool json = false;
+  std::string csv, chart;
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  AtomicFile f(path);
+  f.stream() << text;
+  f.commit();
+}
+
+int run(PlanOptions& o, CliContext& ctx) {
+  PlanRequest& r = o.req;
+  r.phase = o.phase == "prefill" ? Phase::prefill : Phase::decode;
+  if (r.phase == Phase::decode) {
+    if (o.tpot_ms <= 0)
+      throw flag_error("--tpot-ms", "decode needs a time-per-output-token target");
+    if (o.ttft_ms > 0 || o.prompt_len > 0)
+      throw flag_error(o.ttft_ms > 0 ? "--ttft-ms" : "--prompt-len",
+                       "is a prefill target; decode takes --tpot-ms and --context");
+    r.target_ms = o.tpot_ms;
+    r.context = o.context > 0 ? o.context : 4096;
+  } else {
+    if (o.ttft_ms <= 0) throw flag_error("--ttft-ms", "prefill needs a time-to-first-token target");
+    if (o.prompt_len <= 0)
+      throw flag_error("--prompt-len", "prefill needs the prompt length of the target");
+    if (o.tpot_ms > 0 || o.context > 0)
+      throw flag_error(o.tpot_ms > 0 ? "--tpot-ms" : "--context",
+                       "is a decode target; prefill takes --ttft-ms and --prompt-len");
+    r.target_ms = o.ttft_ms;
+    r.context = o.prompt_len;
+  }
+  if (o.mtp_acceptance > 0) r.mtp_acceptance = o.mtp_acceptance;
+  if (r.jobs <= 0) r.jobs = flags::default_jobs();
+  const PlanResult res = run_plan(r);
+  if (!o.csv.empty()) write_file(o.csv, plan_csv(res));
+  if (!o.chart.empty()) write_file(o.chart, plan_chart_svg(res));
+  if (o.json)
+    write_plan_json(ctx.out, res);
+  else
+    write_plan_table(ctx.out, res);
+  return 0;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<PlanOptions>();
+  auto* cmd = app.add_subcommand(
+      "plan",
+      "Plan a deployment: for a model, a GPU, a phase and a number of GPUs, the batch per GPU, EP\n"
+      "size, redundant experts, MTP and overlap strategy that give the most tokens/s per GPU\n"
+      "within a latency target (decode: time per output token; prefill: time to first token),\n"
+      "the Pareto frontier, and SGLang's launch flags for the best point.");
+  cmd->add_option("--model", o->req.model, "Model name or YAML path")->capture_default_str();
+  cmd->add_option("--hw", o->req.hw, "Hardware profile name or YAML path")->capture_default_str();
+  cmd->add_option("--phase", o->phase, "prefill or decode")
+      ->check(flags::one_of({"prefill", "decode"}))
+      ->capture_default_str();
+  cmd->add_option("--gpus", o->req.gpus, "GPUs to deploy on (one or more EP groups)")
+      ->required()
+      ->check(flags::whole(1, 1 << 20));
+  cmd->add_option("--gpus-per-node", o->req.gpus_per_node, "GPUs per node (NVLink domain)")
+      ->capture_default_str()
+      ->check(flags::whole(1, 1 << 20));
+  cmd->add_option("--tpot-ms", o->tpot_ms, "Decode: time-per-output-token target (ms)")
+      ->check(flags::real(1e-6, std::numeric_limits<double>::max()));
+  cmd->add_option("--context", o->context, "Decode: KV length of every request (default 4096)")
+      ->check(flags::whole_count(1));
+  cmd->add_option("--ttft-ms", o->ttft_ms, "Prefill: time-to-first-token target (ms)")
+      ->check(flags::real(1e-6, std::numeric_limits<double>::max()));
+  cmd->add_option("--prompt-len", o->prompt_len, "Prefill: prompt length of the TTFT target")
+      ->check(flags::whole_count(1));
+  cmd->add_option("--strategies", o->req.strategies,
+                  "Strategies to compare, comma-separated (default: every shipped one of the "
+                  "model's family that SGLang runs for this phase, and the candidates it lacks)")
+      ->delimiter(',');
+  cmd->add_option("--tokens-per-gpu", o->req.tokens,
+                  "Batch sizes per GPU to search, comma-separated (decode: requests)")
+      ->delimiter(',')
+      ->check(flags::whole_count(1));
+  cmd->add_option("--ep", o->req.eps,
+                  "EP sizes to search, comma-separated (default: the divisors of --gpus that "
+                  "span whole nodes, and --gpus)")
+      ->delimiter(',')
+      ->check(flags::whole(1, 1 << 20));
+  cmd->add_option("--redundant-experts", o->req.redundant,
+                  "Redundant experts to search, comma-separated (default per EP size: the "
+                  "fewest that let EP divide the experts)")
+      ->delimiter(',')
+      ->check(flags::whole(0, 1 << 20));
+  cmd->add_option("--mtp", o->req.mtp,
+                  "Multi-token prediction: auto (off and on where the model config gives an "
+                  "acceptance rate), on, off")
+      ->check(flags::one_of({"auto", "on", "off"}))
+      ->capture_default_str();
+  cmd->add_option("--mtp-acceptance", o->mtp_acceptance,
+                  "Share of drafted tokens accepted (overrides the model config)")
+      ->check(flags::real(1e-6, 1));
+  cmd->add_option("--imbalance", o->req.imbalance, "Hottest rank's expert load over the mean")
+      ->capture_default_str()
+      ->check(flags::real(1, std::numeric_limits<double>::infinity()));
+  cmd->add_option("-j,--jobs", o->req.jobs,
+                  fmt::format("Threads, 1 to {} (default: all cores)", flags::max_jobs()))
+      ->check(flags::whole(1, flags::max_jobs()));
+  cmd->add_flag("--json", o->json, "Print one JSON object");
+  cmd->add_option("--csv", o->csv, "Write every point (with why it was left out) to this CSV");
+  cmd->add_option("--chart", o->chart, "Write the Pareto chart to this SVG file");
+  cmd->callback([o, &ctx] { ctx.exit_code = run(*o, ctx); });
+}
+
+}  // namespace ovs

@@ -1,0 +1,125 @@
+// overlapsim validate DATA.csv --hw H [--json] [--all-versions]
+// overlapsim validate TRACE.json --hw H [--json] [--program OUT.yaml]
+// overlapsim validate BENCH_DIR --hw H
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+
+#include "app/cli/commands.hpp"
+#include "calibrate/fit/bench_validation.hpp"
+#include "calibrate/fit/trace_validation.hpp"
+#include "calibrate/fit/validation.hpp"
+#include "calibrate/import/kineto_reader.hpp"
+#include "calibrate/import/trace_export.hpp"
+#include "sim/core/error.hpp"
+#include "sim/io/atomic_file.hpp"
+#include "sim/io/data_paths.hpp"
+
+namespace ovs {
+namespace {
+
+struct ValidateOptions {
+  std::string data;
+  std::string hw = "h800-sxm";
+  bool json = false;
+  bool all_versions = false;
+  std::string program;  // traces: where to write the replayed program
+};
+
+// A Kineto / Chrome trace: a .json file, or a file whose first non-blank byte opens a JSON
+// object or array (a CSV starts with a header or a '#' line).
+bool is_trace(const std::string& path) {
+  std::string ext = path.size() >= 5 ? path.substr(path.size() - 5) : "";
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".json") return true;
+  std::ifstream in(path, std::ios::binary);
+  char c = 0;
+  while (in.get(c))
+    if (!std::isspace(static_cast<unsigned char>(c))) return c == '{' || c == '[';
+  return false;
+}
+
+int run_validate_trace(const ValidateOptions& o, CliContext& ctx) {
+  // Resolve the profile before the (possibly long) read, so that a bad --hw fails at once.
+  try {
+    resolve_data_file(o.hw, "hw_profiles", "hardware profile");
+  } catch (const NameError& e) {
+    throw flag_error("--hw", e.what());
+  }
+  const HwProfile hw = load_hw_profile(o.hw);
+  const trace::TraceAnalysis a = trace::analyze_trace(trace::read_kineto_trace(o.data));
+  const TraceValidation v = validate_trace(a, hw);
+  if (!o.program.empty()) {
+    const trace::ExportOptions options{o.hw, hw.engine.sm_count};
+    AtomicFile file(o.program);
+    trace::write_program_yaml(file.stream(), a, trace::export_program(a, options), options);
+    file.commit();
+  }
+  if (o.json)
+    ctx.out << trace_validation_json(v).dump(2) << "\n";
+  else
+    write_trace_validation(ctx.out, v);
+  return 0;
+}
+
+int run_validate_bench(const ValidateOptions& o, CliContext& ctx) {
+  const HwProfile hw = load_hw_profile(o.hw);
+  const BenchValidation v = validate_bench(hw, read_bench_dir(o.data));
+  if (o.json)
+    ctx.out << bench_validation_json(v).dump(2) << "\n";
+  else
+    print_bench_validation(ctx.out, v);
+  return 0;
+}
+
+int run_validate(const ValidateOptions& o, CliContext& ctx) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(o.data, ec)) {
+    if (!o.program.empty())
+      throw flag_error("--program", "only a trace (.json) is replayed as a program");
+    return run_validate_bench(o, ctx);
+  }
+  if (is_trace(o.data)) return run_validate_trace(o, ctx);
+  if (!o.program.empty())
+    throw flag_error("--program", "only a trace (.json) is replayed as a program");
+  const HwProfile hw = load_hw_profile(o.hw);
+  const MeasurementSet set = load_measurements(o.data, hw, SelectOptions{o.all_versions});
+  const ValidationReport r = validate(hw, set);
+  if (o.json)
+    ctx.out << validation_json(o.data, hw, set, r).dump(2) << "\n";
+  else
+    write_validation_table(ctx.out, o.data, hw, set, r);
+  return 0;
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<ValidateOptions>();
+  auto* cmd = app.add_subcommand(
+      "validate",
+      "Predicted against measured for published data (DeepGEMM, DeepEP, FlashMLA CSVs in\n"
+      "../shared/data/): a row each, plus the mean absolute percentage error per family, and\n"
+      "the profile numbers those predictions use with their sources (estimates counted).\n"
+      "For a PyTorch-profiler (Kineto) trace (.json): the trace replayed by the engine\n"
+      "(measured kernel durations; host pacing, stream order and SM sharing from the engine)\n"
+      "against measured - makespan, layers, per-stream span and time beside another stream,\n"
+      "per-family time beside another stream, with MAPE - and the profile parameters the trace\n"
+      "measures (launch cost, DeepEP SMs). For a folder of microbenchmark CSVs\n"
+      "(calibrate/run-on-gpu.sh): each family's rows predicted by the profile, with MAPE, and\n"
+      "the engine checks of calibrate --bench (L2 reuse, launch pace, concurrent pairs).");
+  cmd->add_option("data", o->data,
+                  "Published measurements (CSV), a Kineto trace (JSON) or a microbenchmark folder")
+      ->required();
+  cmd->add_option("--hw", o->hw, "Hardware profile (name or path); rows of other GPUs are ignored")
+      ->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print one JSON object");
+  cmd->add_flag("--all-versions", o->all_versions, "Include rows of superseded kernel versions");
+  cmd->add_option("--program", o->program,
+                  "Traces: also write the replayed program (an `overlapsim run` YAML)");
+  cmd->callback([o, &ctx] { ctx.exit_code = run_validate(*o, ctx); });
+}
+
+}  // namespace ovs

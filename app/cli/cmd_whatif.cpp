@@ -1,0 +1,118 @@
+// overlapsim whatif --model M --hw H --phase P --tokens-per-gpu N --context C --ep E --strategy S
+#include <limits>
+#include <memory>
+
+#include "app/analysis/explain.hpp"
+#include "app/analysis/whatif.hpp"
+#include "app/cli/commands.hpp"
+#include "app/cli/flag_checks.hpp"
+#include "app/cli/trace_file.hpp"
+
+namespace ovs {
+namespace {
+
+struct WhatIfOptions {
+  std::string model = "deepseek-v3";
+  std::string hw = "h800-sxm";
+  WorkloadWords workload;
+  std::string strategy;
+  std::string baseline = "no-overlap";
+  bool json = false;
+  bool explain = false;
+  std::string trace;
+};
+
+int run(const WhatIfOptions& o, CliContext& ctx) {
+  WhatIfRequest r;
+  r.model = o.model;
+  r.hw = o.hw;
+  r.strategy = o.strategy;
+  r.baseline = o.baseline;
+  r.workload = resolve_workload(o.workload, RequestSource{});
+  std::unique_ptr<TraceFile> trace;
+  if (!o.trace.empty()) trace = std::make_unique<TraceFile>(o.trace);
+  if (o.explain) {
+    const Explanation e = explain(r, trace.get());
+    if (trace) trace->commit();
+    if (o.json)
+      write_explanation_json(ctx.out, e);
+    else
+      write_explanation(ctx.out, e);
+    return 0;
+  }
+  const WhatIfResult res = run_whatif(r, trace.get());
+  if (trace) trace->commit();
+  if (o.json)
+    write_whatif_json(ctx.out, res);
+  else
+    write_whatif_table(ctx.out, res);
+  return 0;
+}
+
+}  // namespace
+
+void add_whatif_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<WhatIfOptions>();
+  auto* cmd = app.add_subcommand(
+      "whatif",
+      "Does overlap pay? One forward pass of a model on a GPU with a strategy against the "
+      "baseline,\n"
+      "the verdict in one sentence, and why: communication hidden (advantage) against what "
+      "splitting\n"
+      "the batch costs (degradation: tile waste, weight re-reads, launches, ...).");
+  cmd->add_option("--model", o->model,
+                  "Model: deepseek-v3, deepseek-v4-flash, deepseek-v4-pro, or a YAML path")
+      ->capture_default_str();
+  cmd->add_option("--hw", o->hw,
+                  "Hardware profile: h100-sxm, h800-sxm, h200-sxm, h20, b200, gb200, mi355x (or an "
+                  "alias such as GB200), or a YAML path")
+      ->capture_default_str();
+  cmd->add_option("--phase", o->workload.phase, "prefill or decode")
+      ->check(flags::one_of({"prefill", "decode"}))
+      ->capture_default_str();
+  cmd->add_option("--tokens-per-gpu", o->workload.tokens_per_gpu,
+                  "Prefill: tokens per GPU; decode: requests per GPU")
+      ->required()
+      ->check(flags::whole_count(1));
+  cmd->add_option("--context", o->workload.context, "Prefill: prompt length; decode: KV length")
+      ->required()
+      ->check(flags::whole_count(1));
+  cmd->add_option("--ep", o->workload.ep, "Expert-parallel size (GPUs)")
+      ->required()
+      ->check(flags::whole_int(1));
+  cmd->add_option("--gpus-per-node", o->workload.gpus_per_node,
+                  "GPUs per NVLink domain (default: the profile's nvlink_domain_gpus, 8 on HGX "
+                  "boards, 72 on GB200 NVL72); EP beyond it crosses RDMA")
+      ->check(flags::whole_int(1));
+  cmd->add_option("--redundant-experts", o->workload.redundant_experts,
+                  "Extra physical expert copies (SGLang --ep-num-redundant-experts); EP must "
+                  "divide routed + redundant")
+      ->capture_default_str()
+      ->check(flags::whole_int(0));
+  cmd->add_option("--imbalance", o->workload.imbalance,
+                  "Hottest rank's expert load over the mean (EPLB)")
+      ->capture_default_str()
+      ->check(flags::real(1, std::numeric_limits<double>::infinity()));
+  cmd->add_option("--cuda-graphs", o->workload.cuda_graphs, "on, off, or auto (on for decode)")
+      ->check(flags::one_of({"on", "off", "auto"}))
+      ->capture_default_str();
+  cmd->add_option("--deepep-mode", o->workload.deepep_mode,
+                  "normal, low_latency, or auto (normal for prefill)")
+      ->check(flags::one_of({"normal", "low_latency", "auto"}))
+      ->capture_default_str();
+  cmd->add_option("--decode-q-len", o->workload.decode_q_len,
+                  "Query tokens per request per decode step (2 with MTP)")
+      ->check(flags::whole_int(1));
+  cmd->add_option("--strategy", o->strategy,
+                  "Strategy name in strategies/<model family>/ or a YAML path")
+      ->required();
+  cmd->add_option("--baseline", o->baseline, "Strategy to compare against")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print one JSON object");
+  cmd->add_flag("--explain", o->explain,
+                "Also explain: the critical path by op, communication exposed per op, resource use "
+                "per stage");
+  cmd->add_option("--trace", o->trace, "Write both runs to a Perfetto trace");
+  cmd->callback([o, &ctx] { ctx.exit_code = run(*o, ctx); });
+}
+
+}  // namespace ovs

@@ -1,0 +1,182 @@
+// The plan as a terminal table, one JSON object, and a CSV of every point.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "app/plan/plan.hpp"
+#include "sim/io/csv_reader.hpp"
+
+namespace ovs {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+bool decode(const PlanResult& r) {
+  return r.request.phase == Phase::decode;
+}
+const char* batch_unit(const PlanResult& r) {
+  return decode(r) ? "requests" : "tokens";
+}
+const char* latency_name(const PlanResult& r) {
+  return decode(r) ? "TPOT" : "TTFT";
+}
+
+Json point_json(const PlanPoint& p) {
+  return Json{{"strategy", p.strategy},
+              {"tokens_per_gpu", p.tokens_per_gpu},
+              {"ep", p.ep},
+              {"redundant_experts", p.redundant_experts},
+              {"mtp", p.mtp},
+              {"latency_ms", p.latency_ms},
+              {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
+              {"forward_us", p.forward_us},
+              {"step_us", p.step_us},
+              {"memory_gb", p.memory_gb},
+              {"deepep_mode", p.deepep_mode},
+              {"cuda_graphs", p.cuda_graphs},
+              {"two_micro_batches", p.split},
+              {"meets_target", p.meets_target},
+              {"sglang_runs_it", p.deployable}};
+}
+
+std::string point_words(const PlanResult& r, const PlanPoint& p) {
+  return fmt::format(
+      "'{}', {} {} per GPU, EP {}{}{}", p.strategy, p.tokens_per_gpu, batch_unit(r), p.ep,
+      p.redundant_experts > 0 ? fmt::format(" ({} redundant experts)", p.redundant_experts)
+                              : std::string(),
+      p.mtp ? ", MTP on" : "");
+}
+
+}  // namespace
+
+void write_plan_json(std::ostream& out, const PlanResult& r) {
+  const PlanRequest& q = r.request;
+  Json j;
+  j["model"] = r.model;
+  j["hardware"] = r.hw;
+  j["phase"] = decode(r) ? "decode" : "prefill";
+  j["gpus"] = q.gpus;
+  j["gpus_per_node"] = q.gpus_per_node;
+  j["target"] = Json{{"metric", decode(r) ? "tpot" : "ttft"}, {"ms", q.target_ms}};
+  j[decode(r) ? "context" : "prompt_len"] = q.context;
+  j["mtp_acceptance"] = r.mtp_acceptance > 0 ? Json(r.mtp_acceptance) : Json(nullptr);
+  j["strategies"] = r.strategies;
+  j["tokens_per_gpu"] = r.tokens;
+  j["ep"] = r.eps;
+  j["counts"] = Json{{"points", r.points.size()},
+                     {"simulated", r.simulated},
+                     {"excluded_no_fit", r.no_fit},
+                     {"excluded_sglang_limit", r.sglang_limit},
+                     {"invalid", r.invalid}};
+  Json frontier = Json::array();
+  for (size_t i : r.frontier) frontier.push_back(point_json(r.points[i]));
+  j["frontier"] = frontier;
+  Json by = Json::object();
+  for (const auto& [name, idx] : r.frontier_by_strategy) {
+    Json a = Json::array();
+    for (size_t i : idx) a.push_back(point_json(r.points[i]));
+    by[name] = a;
+  }
+  j["frontier_by_strategy"] = by;
+  if (r.best) {
+    Json b = point_json(r.points[*r.best]);
+    b["sglang_flags"] = r.launch.flags;
+    b["sglang_env"] = r.launch.env;
+    b["sglang_notes"] = r.launch.notes;
+    j["best"] = b;
+  } else {
+    j["best"] = nullptr;
+  }
+  j["best_not_in_sglang"] = r.best_any ? point_json(r.points[*r.best_any]) : Json(nullptr);
+  j["fastest"] = r.fastest ? point_json(r.points[*r.fastest]) : Json(nullptr);
+  j["notes"] = r.notes;
+  out << j.dump(2) << "\n";
+}
+
+void write_plan_table(std::ostream& out, const PlanResult& r) {
+  const PlanRequest& q = r.request;
+  out << fmt::format("plan: {} {} on {} x {} ({} per node), {} target {:g} ms, {} {}\n", r.model,
+                     decode(r) ? "decode" : "prefill", q.gpus, r.hw, q.gpus_per_node,
+                     latency_name(r), q.target_ms, decode(r) ? "context" : "prompt length",
+                     q.context);
+  std::vector<std::string> eps, toks;
+  for (int e : r.eps) eps.push_back(std::to_string(e));
+  for (long long t : r.tokens) toks.push_back(std::to_string(t));
+  out << fmt::format(
+      "searched: {} {} per GPU ({}) x EP {} x MTP {} x {} strategies = {} points: {} simulated, "
+      "{} do not fit in HBM, {} outside SGLang's limits, {} invalid ({:.1f} s)\n",
+      r.tokens.size(), batch_unit(r), yaml::join(toks), yaml::join(eps),
+      r.mtp_acceptance > 0 ? (q.mtp == "on" ? "on" : "off/on") : "off", r.strategies.size(),
+      r.points.size(), r.simulated, r.no_fit, r.sglang_limit, r.invalid, r.seconds);
+  out << fmt::format("\nPareto frontier: tokens/s per GPU against {} (dominated points left out)\n",
+                     latency_name(r));
+  out << fmt::format("  {:<26} {:>8} {:>4} {:>9} {:>4} {:>9} {:>13} {:>7}  {}\n", "strategy",
+                     decode(r) ? "req/GPU" : "tok/GPU", "EP", "redundant", "MTP",
+                     fmt::format("{} ms", latency_name(r)), "tokens/s/GPU", "HBM GB", "target");
+  for (size_t i : r.frontier) {
+    const PlanPoint& p = r.points[i];
+    out << fmt::format(
+        "  {:<26} {:>8} {:>4} {:>9} {:>4} {:>9.2f} {:>13.0f} {:>7.1f}  {}{}\n", p.strategy,
+        p.tokens_per_gpu, p.ep, p.redundant_experts, p.mtp ? "on" : "off", p.latency_ms,
+        p.tokens_per_s_per_gpu, p.memory_gb, p.meets_target ? "meets" : "misses",
+        r.best && *r.best == i ? "  <- best" : (p.deployable ? "" : "  (not SGLang)"));
+  }
+  out << "\n";
+  if (r.best) {
+    const PlanPoint& b = r.points[*r.best];
+    out << fmt::format(
+        "best within {:g} ms: {}: {} {:.2f} ms, {:.0f} tokens/s per GPU ({:.0f} on {} GPUs), "
+        "{:.1f} GB per GPU\n",
+        q.target_ms, point_words(r, b), latency_name(r), b.latency_ms, b.tokens_per_s_per_gpu,
+        b.tokens_per_s_per_gpu * q.gpus, q.gpus, b.memory_gb);
+    out << "\nSGLang launch flags (each instance):\n  python -m sglang.launch_server";
+    for (const auto& f : r.launch.flags) out << " \\\n    " << f;
+    out << "\n";
+    if (!r.launch.env.empty()) {
+      out << "environment:\n";
+      for (const auto& e : r.launch.env) out << "  " << e << "\n";
+    }
+    out << "about these flags:\n";
+    for (const auto& n : r.launch.notes) out << "  - " << n << "\n";
+  } else if (r.fastest) {
+    const PlanPoint& f = r.points[*r.fastest];
+    out << fmt::format(
+        "no point SGLang can run meets {} <= {:g} ms; the fastest is {}: {:.2f} ms\n",
+        latency_name(r), q.target_ms, point_words(r, f), f.latency_ms);
+  } else {
+    out << "no point could run (see the counts above)\n";
+  }
+  if (r.best_any) {
+    const PlanPoint& a = r.points[*r.best_any];
+    out << fmt::format(
+        "\na strategy SGLang does not run would do better within the target: {}: {:.0f} "
+        "tokens/s per GPU at {:.2f} ms\n",
+        point_words(r, a), a.tokens_per_s_per_gpu, a.latency_ms);
+  }
+  out << "\nassumptions:\n";
+  for (const auto& n : r.notes) out << "  - " << n << "\n";
+}
+
+std::string plan_csv(const PlanResult& r) {
+  std::string s =
+      "strategy,tokens_per_gpu,ep,redundant_experts,mtp,deepep_mode,cuda_graphs,"
+      "two_micro_batches,forward_us,step_us,latency_ms,tokens_per_s_per_gpu,memory_gb,fits,"
+      "meets_target,on_frontier,sglang_runs_it,excluded\n";
+  for (const auto& p : r.points) {
+    const bool ran = p.excluded.empty();
+    // Shortest text that reads back as the same double: the CSV agrees with the JSON exactly.
+    auto num = [&](double v) { return ran ? fmt::format("{}", v) : std::string(); };
+    s += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(p.strategy),
+        p.tokens_per_gpu, p.ep, p.redundant_experts, p.mtp ? 1 : 0, p.deepep_mode,
+        p.cuda_graphs ? 1 : 0, p.split ? 1 : 0, num(p.forward_us), num(p.step_us),
+        num(p.latency_ms), num(p.tokens_per_s_per_gpu),
+        p.memory_gb > 0 ? fmt::format("{}", p.memory_gb) : std::string(), p.fits ? 1 : 0,
+        p.meets_target ? 1 : 0, p.on_frontier ? 1 : 0, p.deployable ? 1 : 0, csv_field(p.excluded));
+  }
+  return s;
+}
+
+}  // namespace ovs

@@ -1,0 +1,102 @@
+#include "app/plan/sglang_flags.hpp"
+
+#include <fmt/format.h>
+
+#include "app/plan/plan.hpp"
+
+namespace ovs {
+
+SglangLaunch sglang_launch(const PlanPoint& p, const Strategy& s, const ModelConfig& m,
+                           const HwProfile& hw, const PlanRequest& r) {
+  SglangLaunch l;
+  auto flag = [&](const std::string& f) { l.flags.push_back(f); };
+  const bool decode = r.phase == Phase::decode;
+  // One SGLang instance per EP group: DP attention (one attention rank per GPU, as the what-if
+  // runs it) and expert parallelism over the same GPUs, DeepEP for the all-to-all.
+  flag(fmt::format("--tp-size {}", p.ep));
+  flag(fmt::format("--dp-size {}", p.ep));
+  flag("--enable-dp-attention");
+  flag(fmt::format("--ep-size {}", p.ep));
+  flag("--moe-a2a-backend deepep");
+  flag("--deepep-mode " + p.deepep_mode);
+  if (p.redundant_experts > 0) {
+    flag(fmt::format("--ep-num-redundant-experts {}", p.redundant_experts));
+    l.notes.push_back(
+        "--ep-num-redundant-experts only reserves the copies: EPLB places them (--enable-eplb "
+        "to rebalance while serving, or --init-expert-location for a fixed placement)");
+  }
+  if (p.ep > r.gpus_per_node) flag(fmt::format("--nnodes {}", p.ep / r.gpus_per_node));
+  flag(std::string("--disaggregation-mode ") + (decode ? "decode" : "prefill"));
+  for (const auto& f : s.sglang.flags) flag(f);
+  for (const auto& e : s.sglang.env) l.env.push_back(e);
+  if (decode) {
+    if (p.cuda_graphs) {
+      flag(fmt::format("--cuda-graph-max-bs {}", p.tokens_per_gpu));
+      l.notes.push_back(
+          "--cuda-graph-max-bs is the decode batch of one GPU (one DP-attention rank); not "
+          "checked whether every SGLang version reads it per rank rather than per instance");
+    } else {
+      flag("--disable-cuda-graph");
+    }
+    flag(fmt::format("--max-running-requests {}", p.tokens_per_gpu * p.ep));
+    l.notes.push_back(fmt::format(
+        "--max-running-requests counts the whole instance ({} requests per GPU x {} GPUs); "
+        "SGLang divides it over the --dp-size ranks under DP attention (unsure for every "
+        "version)",
+        p.tokens_per_gpu, p.ep));
+  } else {
+    flag(fmt::format("--chunked-prefill-size {}", p.tokens_per_gpu * p.ep));
+    flag(fmt::format("--max-prefill-tokens {}", p.tokens_per_gpu));
+    l.notes.push_back(fmt::format(
+        "--chunked-prefill-size counts the whole instance ({} tokens per GPU x {} GPUs; SGLang "
+        "divides it over the --dp-size ranks under DP attention) and --max-prefill-tokens one "
+        "rank's forward (unsure for every version)",
+        p.tokens_per_gpu, p.ep));
+  }
+  if (p.mtp) {
+    // DeepSeek's MTP module as a one-step draft: two tokens verified per step.
+    flag("--speculative-algorithm EAGLE");
+    flag("--speculative-num-steps 1");
+    flag("--speculative-eagle-topk 1");
+    flag("--speculative-num-draft-tokens 2");
+    if (s.two_batch_overlap)
+      l.notes.push_back(
+          "two-batch overlap together with MTP (speculative decoding) is not checked against "
+          "SGLang here");
+  }
+  // DeepEP low-latency buffers hold a fixed number of tokens per rank; a larger micro-batch
+  // needs them raised.
+  const long long per_rank = p.split ? (p.tokens_per_gpu + 1) / 2 : p.tokens_per_gpu;
+  const long long tokens_per_rank = decode ? per_rank * (p.mtp ? 2 : 1) : per_rank;
+  if (p.deepep_mode == "low_latency" && tokens_per_rank > hw.memory.deepep_ll_max_tokens_per_rank)
+    l.env.push_back(
+        fmt::format("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK={}", tokens_per_rank));
+  if (s.deep_gemm_auto) {
+    const int dg = hw.engine.sm_count - hw.kernels.comm.deepep_normal_sms;
+    l.notes.push_back(fmt::format(
+        "DeepGEMM on {} of {} SMs (all but DeepEP's {}): SGLang's prefill two-batch overlap sets "
+        "deep_gemm_num_sms this way itself (operations_strategy.py), no flag; DeepEP's SMs are "
+        "num_sms in --deepep-config",
+        dg, hw.engine.sm_count, hw.kernels.comm.deepep_normal_sms));
+  } else if (s.deep_gemm_num_sms > 0) {
+    l.notes.push_back(
+        fmt::format("DeepGEMM capped at {} SMs: SGLang has no launch flag for this (it derives "
+                    "deep_gemm_num_sms from DeepEP's SMs); unsure how to reproduce it",
+                    s.deep_gemm_num_sms));
+  }
+  if (!s.sglang.given)
+    l.notes.push_back("strategy '" + s.name + "' has no sglang: block: its own flags are unknown");
+  else if (!s.sglang.runs_in_sglang())
+    l.notes.push_back(
+        fmt::format("SGLang does not run '{}' ({}: {})", s.name, s.sglang.status, s.sglang.source));
+  if (s.sglang.status == "unsure" || !s.sglang.note.empty())
+    l.notes.push_back(s.sglang.note.empty() ? "'" + s.name + "': " + s.sglang.source
+                                            : s.sglang.note);
+  l.notes.push_back(
+      fmt::format("one instance per {} GPUs ({} instance(s) on {} GPUs); add --model-path for {}, "
+                  "--trust-remote-code, --node-rank and --dist-init-addr for your cluster",
+                  p.ep, r.gpus / p.ep, r.gpus, m.name));
+  return l;
+}
+
+}  // namespace ovs

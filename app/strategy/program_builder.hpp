@@ -1,0 +1,36 @@
+#pragma once
+// Builds the host program of a forward pass from a model's layers and a strategy, with SGLang's
+// semantics: per-layer lists concatenated, stages cut at yields (a layer not ending with a yield
+// merges its last stage into the next layer's first), micro-batch A `delta` stages ahead, one
+// compute stream for both micro-batches, DeepEP normal dispatch blocking the host on its counts,
+// low-latency send and receive as separate kernels with the data in flight holding no SM.
+#include <string>
+#include <vector>
+
+#include "app/strategy/strategy.hpp"
+#include "sim/engine/program.hpp"
+
+namespace ovs {
+
+struct KernelInfo {
+  int layer = -1;  // -1: before or after the layers (embedding, LM head)
+  std::string op;
+  int micro_batch = 0;  // 0 = A (or the whole batch), 1 = B
+  std::string kernel;   // name within its op
+  bool comm = false;    // communication (DeepEP, collectives, transfers)
+  int stage = -1;       // stage within its layer's list (yields before its op); -1: none
+};
+
+struct BuiltProgram {
+  Program program;
+  std::vector<KernelInfo> info;         // per kernel
+  bool split = false;                   // two micro-batches
+  std::string note;                     // why a strategy's split fell back, if it did
+  std::vector<std::string> host_issue;  // "A.L3.combine_a"... in host order (ops issued)
+  int stages_per_layer_hint = 0;
+  int launch_count = 0;
+};
+
+BuiltProgram build_program(const LayerBuilder& layers, const Strategy& strategy);
+
+}  // namespace ovs

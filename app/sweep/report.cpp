@@ -1,0 +1,250 @@
+#include "app/sweep/report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "app/sweep/chart_words.hpp"
+#include "app/sweep/svg_chart.hpp"
+#include "sim/core/error.hpp"
+#include "sim/io/atomic_file.hpp"
+#include "sim/io/csv_reader.hpp"
+
+namespace ovs {
+namespace {
+
+std::string group_text(const Inputs& g) {
+  std::string s;
+  for (const auto& [k, v] : g) s += (s.empty() ? "" : ", ") + k + "=" + v;
+  return s.empty() ? "all points" : s;
+}
+
+// The inputs every row shares (one value in the whole file).
+Inputs constant_inputs(const ResultsTable& t) {
+  Inputs c;
+  if (t.rows.empty()) return c;
+  for (const auto& col : t.input_columns)
+    if (std::find(t.varying.begin(), t.varying.end(), col) == t.varying.end())
+      c[col] = t.rows.front().inputs.at(col);
+  return c;
+}
+
+Inputs merged(Inputs a, const Inputs& b) {
+  for (const auto& [k, v] : b) a[k] = v;
+  return a;
+}
+
+// What a chart's title names: model, phase, GPU, EP, context and batch, plus whatever varies
+// between the charts; the other shared settings go to its subtitle.
+bool title_key(const std::string& k) {
+  return k == "model" || k == "phase" || k == "hw" || k == "ep" || k == "context" ||
+         k == "tokens_per_gpu";
+}
+std::pair<Inputs, Inputs> title_and_detail(const Inputs& constants, const Inputs& group) {
+  Inputs title = group, detail;
+  for (const auto& [k, v] : constants) (title_key(k) ? title : detail)[k] = v;
+  return {title, detail};
+}
+
+std::string phase_of(const Inputs& in) {
+  auto it = in.find("phase");
+  return it == in.end() ? std::string() : it->second;
+}
+
+// Model, phase and GPU always (they say what a chart is of), then the other varying inputs.
+std::string file_part(const Inputs& all, const Inputs& group) {
+  std::string s;
+  for (const char* k : {"model", "phase", "hw"})
+    if (all.count(k)) s += "--" + slug(all.at(k));
+  for (const auto& [k, v] : group)
+    if (k != "model" && k != "phase" && k != "hw") s += "--" + slug(k + "-" + v);
+  return s;
+}
+
+class ChartFiles {
+ public:
+  explicit ChartFiles(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  std::string write(const std::string& stem, const std::string& text) {
+    std::string name = stem + ".svg";
+    for (int n = 2; used_.count(name); ++n) name = stem + "-" + std::to_string(n) + ".svg";
+    used_.insert(name);
+    AtomicFile f((dir_ / name).string());
+    f.stream() << text;
+    f.commit();
+    return name;
+  }
+
+ private:
+  std::filesystem::path dir_;
+  std::set<std::string> used_;
+};
+
+}  // namespace
+
+ReportSummary write_report(const ReportOptions& o) {
+  namespace fs = std::filesystem;
+  const ResultsTable t = load_results(o.results);
+  if (std::find(t.input_columns.begin(), t.input_columns.end(), o.x) == t.input_columns.end())
+    throw InputError(o.results, 1, o.x, "no such input column for --x");
+  if (!o.y.empty() &&
+      std::find(t.input_columns.begin(), t.input_columns.end(), o.y) == t.input_columns.end())
+    throw InputError(o.results, 1, o.y, "no such input column for --y");
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  if (ec) throw InputError(o.out_dir, 0, "", "cannot create the output directory: " + ec.message());
+  ReportSummary sum;
+  sum.x = o.x;
+  const Inputs constants = constant_inputs(t);
+  std::string baseline;
+  for (const auto& r : t.rows)
+    if (!r.baseline.empty()) baseline = r.baseline;
+  if (baseline.empty()) baseline = "the baseline";
+
+  // Crossover table.
+  sum.crossovers = crossovers(t, o.x, o.results);
+  std::string csv = "strategy";
+  std::set<std::string> gcols;
+  for (const auto& c : sum.crossovers)
+    for (const auto& [k, v] : c.group) gcols.insert(k);
+  for (const auto& k : gcols) csv += "," + csv_field(k);
+  csv += ",status,crossover_" + o.x + ",min_speedup,max_speedup\n";
+  for (const auto& c : sum.crossovers) {
+    csv += csv_field(c.strategy);
+    for (const auto& k : gcols) csv += "," + csv_field(c.group.count(k) ? c.group.at(k) : "");
+    csv += "," + c.status + "," + (c.status == "crosses" ? fmt::format("{:.4g}", c.x) : "") +
+           fmt::format(",{:.4g},{:.4g}\n", c.min_speedup, c.max_speedup);
+  }
+  {
+    AtomicFile f((fs::path(o.out_dir) / "crossover.csv").string());
+    f.stream() << csv;
+    f.commit();
+  }
+  sum.files.push_back("crossover.csv");
+  ChartFiles files(o.out_dir);
+
+  // Speedup against x: one chart per combination of the other varying inputs, in numeric order.
+  std::map<Inputs, std::map<std::string, Series>, InputsLess> charts;
+  for (const auto& r : t.rows) {
+    if (!r.ok) continue;
+    Inputs g;
+    for (const auto& c : t.varying)
+      if (c != o.x) g[c] = r.inputs.at(c);
+    auto& series = charts[g][r.strategy];
+    series.name = r.strategy;
+    if (r.fits)
+      series.points.emplace_back(input_number(r, o.x, o.results), r.speedup);
+    else
+      series.no_fit_xs.push_back(input_number(r, o.x, o.results));
+  }
+  for (const auto& [g, series] : charts) {
+    const Inputs all = merged(constants, g);
+    const std::string x_words = axis_label(o.x, phase_of(all));
+    LineChart c;
+    const auto [title_in, detail_in] = title_and_detail(constants, g);
+    c.title = fmt::format("Speedup over {} - {}", baseline, setting_words(title_in, o.x));
+    c.subtitle = detail_in.empty() ? "" : "with " + setting_words(detail_in, o.x);
+    c.x_label = x_words;
+    c.y_label = fmt::format("speedup over {} (x)", baseline);
+    c.discrete_x = discrete_axis(o.x);
+    for (const auto& [name, s] : series) c.series.push_back(s);
+    sum.files.push_back(
+        files.write("speedup-vs-" + slug(x_words) + file_part(all, g), render_line_chart(c)));
+    ++sum.charts;
+  }
+  // Break-even heatmaps over (x, y), one per strategy and combination of the rest.
+  if (!o.y.empty()) {
+    struct KeyLess {
+      bool operator()(const std::pair<Inputs, std::string>& a,
+                      const std::pair<Inputs, std::string>& b) const {
+        if (a.first != b.first) return InputsLess{}(a.first, b.first);
+        return a.second < b.second;
+      }
+    };
+    // NaN marks a point where a side does not fit in HBM (drawn as such).
+    std::map<std::pair<Inputs, std::string>, std::map<std::pair<double, double>, double>, KeyLess>
+        maps;
+    std::set<std::pair<std::pair<Inputs, std::string>, std::pair<double, double>>> no_fit;
+    for (const auto& r : t.rows) {
+      if (!r.ok) continue;
+      Inputs g;
+      for (const auto& c : t.varying)
+        if (c != o.x && c != o.y) g[c] = r.inputs.at(c);
+      const std::pair<double, double> yx{input_number(r, o.y, o.results),
+                                         input_number(r, o.x, o.results)};
+      maps[{g, r.strategy}][yx] = r.fits ? r.speedup : std::numeric_limits<double>::quiet_NaN();
+      if (!r.fits) no_fit.insert({{g, r.strategy}, yx});
+    }
+    for (const auto& [key, cells] : maps) {
+      const Inputs all = merged(constants, key.first);
+      Heatmap h;
+      const auto [title_in, detail_in] = title_and_detail(constants, key.first);
+      h.title = fmt::format("Speedup of {} over {} - {}", key.second, baseline,
+                            setting_words(title_in, o.x, o.y));
+      h.subtitle = detail_in.empty() ? "" : "with " + setting_words(detail_in, o.x, o.y);
+      h.x_label = axis_label(o.x, phase_of(all));
+      h.y_label = axis_label(o.y, phase_of(all));
+      std::set<double> xs, ys;
+      for (const auto& [yx, v] : cells) ys.insert(yx.first), xs.insert(yx.second);
+      for (double x : xs) h.xs.push_back(fmt::format("{:g}", x));
+      for (double y : ys) h.ys.push_back(fmt::format("{:g}", y));
+      for (double y : ys) {
+        std::vector<double> row;
+        std::vector<bool> row_no_fit;
+        for (double x : xs) {
+          auto it = cells.find({y, x});
+          row.push_back(it == cells.end() ? std::numeric_limits<double>::quiet_NaN() : it->second);
+          row_no_fit.push_back(no_fit.count({key, {y, x}}) > 0);
+        }
+        h.values.push_back(row);
+        h.no_fit.push_back(row_no_fit);
+      }
+      sum.files.push_back(files.write("heatmap-" + slug(key.second) + "-over-" + slug(h.x_label) +
+                                          "-and-" + slug(h.y_label) + file_part(all, key.first),
+                                      render_heatmap(h)));
+      ++sum.charts;
+    }
+  }
+  return sum;
+}
+
+void print_report(std::ostream& out, const ReportSummary& s, const std::string& out_dir) {
+  out << fmt::format("Where each strategy starts to beat the baseline along {}:\n", s.x);
+  for (const auto& c : s.crossovers)
+    out << fmt::format(
+        "  {:<28} {:<44} {}\n", c.strategy, group_text(c.group),
+        c.status == "crosses"
+            ? fmt::format(
+                  "pays from {} = {}", s.x,
+                  discrete_axis(s.x) ? fmt::format("{:g}", c.x) : fmt::format("{:.0f}", c.x))
+            : c.status + fmt::format(" (speedup {:.2f}-{:.2f})", c.min_speedup, c.max_speedup));
+  out << fmt::format("wrote {} and {} chart(s) to {}\n", "crossover.csv", s.charts, out_dir);
+}
+
+nlohmann::ordered_json report_json(const ReportSummary& s) {
+  nlohmann::ordered_json cs = nlohmann::ordered_json::array();
+  for (const auto& c : s.crossovers) {
+    nlohmann::ordered_json g = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : c.group) g[k] = v;
+    cs.push_back({{"strategy", c.strategy},
+                  {"baseline", c.baseline},
+                  {"group", g},
+                  {"status", c.status},
+                  {"crossover", c.status == "crosses" ? nlohmann::ordered_json(c.x)
+                                                      : nlohmann::ordered_json(nullptr)},
+                  {"min_speedup", c.min_speedup},
+                  {"max_speedup", c.max_speedup}});
+  }
+  return {{"x", s.x}, {"crossovers", cs}, {"files", s.files}, {"charts", s.charts}};
+}
+
+void print_report_json(std::ostream& out, const ReportSummary& s) {
+  out << report_json(s).dump(2) << "\n";
+}
+
+}  // namespace ovs

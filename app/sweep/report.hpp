@@ -1,0 +1,32 @@
+#pragma once
+// The report of a sweep: crossover table (stdout and CSV) and SVG charts.
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "app/sweep/crossover.hpp"
+
+namespace ovs {
+
+struct ReportOptions {
+  std::string results;
+  std::string x = "tokens_per_gpu";
+  std::string y;        // heatmaps over (x, y) when set
+  std::string out_dir;  // crossover.csv and the charts
+};
+
+struct ReportSummary {
+  std::string x;
+  std::vector<Crossover> crossovers;  // groups in numeric order
+  std::vector<std::string> files;     // written, crossover.csv first
+  int charts = 0;
+};
+
+// Writes crossover.csv and the charts into out_dir.
+ReportSummary write_report(const ReportOptions& o);
+void print_report(std::ostream& out, const ReportSummary& s, const std::string& out_dir);
+nlohmann::ordered_json report_json(const ReportSummary& s);
+void print_report_json(std::ostream& out, const ReportSummary& s);
+
+}  // namespace ovs

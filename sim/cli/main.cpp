@@ -1,7 +1,0 @@
-#include <iostream>
-
-#include "sim/cli/cli.hpp"
-
-int main(int argc, char** argv) {
-  return ovs::run_cli(argc, argv, std::cout, std::cerr);
-}
