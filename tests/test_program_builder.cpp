@@ -43,21 +43,23 @@ TEST_CASE("stage counts per layer of the shipped strategies", "[strategy]") {
   // V3 decode: DeepSeek's 5-stage pipeline; V3 prefill: 3 segments, the last merging into the
   // next layer's first = 2 stages a layer.
   const Strategy v3d = load_strategy("tbo-decode", ModelFamily::v3);
-  CHECK(stages_per_layer(v3d.for_type("moe")) == 5);
+  CHECK(stages_per_layer(v3d.for_type(LayerType::moe)) == 5);
   CHECK(v3d.delta_stages == 2);
   const Strategy v3p = load_strategy("tbo-prefill", ModelFamily::v3);
-  CHECK(stages_per_layer(v3p.for_type("moe")) == 2);
+  CHECK(stages_per_layer(v3p.for_type(LayerType::moe)) == 2);
   CHECK(v3p.delta_stages == 0);
   // V4 decode proposal: 4 yields per layer on both CSA and HCA layers, placed differently.
   const Strategy v4d = load_strategy("tbo-decode", ModelFamily::v4);
-  for (const char* t : {"csa", "hca"}) {
+  for (LayerType t : {LayerType::csa, LayerType::hca}) {
     const auto& items = v4d.for_type(t).items;
     CHECK(std::count(items.begin(), items.end(), std::string(kYield)) == 4);
   }
-  CHECK(v4d.for_type("csa").items != v4d.for_type("hca").items);
-  CHECK(stages_per_layer(load_strategy("tbo-prefill", ModelFamily::v4).for_type("csa")) == 2);
+  CHECK(v4d.for_type(LayerType::csa).items != v4d.for_type(LayerType::hca).items);
+  CHECK(stages_per_layer(load_strategy("tbo-prefill", ModelFamily::v4).for_type(LayerType::csa)) ==
+        2);
   // Strategies without two-batch overlap have one stage.
-  CHECK(stages_of(load_strategy("no-overlap", ModelFamily::v3).for_type("moe")).size() == 1);
+  CHECK(stages_of(load_strategy("no-overlap", ModelFamily::v3).for_type(LayerType::moe)).size() ==
+        1);
 }
 
 TEST_CASE("every shipped strategy builds for its models", "[strategy]") {

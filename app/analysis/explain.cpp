@@ -71,7 +71,7 @@ Explanation explain(const WhatIfRequest& req, RunWatcher* watch) {
   for (size_t i = 0; i < ks.size(); ++i)
     if (over.built.info[i].stage >= 0 && over.built.info[i].layer >= model.dense_layers)
       windows[over.built.info[i].stage].push_back({ks[i].start_us, ks[i].end_us});
-  const std::string first_type = lb_over.layer_type(model.layers - 1);
+  const LayerType first_type = lb_over.layer_type(model.layers - 1);
   const auto stages = stages_of(over_s.for_type(first_type));
   for (auto& [stage, w] : windows) {
     const Usage u = integrate(over.timeline->counters(), IntervalUnion(w), over.result.makespan_us);

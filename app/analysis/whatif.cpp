@@ -19,12 +19,12 @@ DegradationCause bucket(const KernelInfo& info, const KernelSpec& k, const SoloB
   using C = DegradationCause;
   if (info.comm) return C::communication_latency;
   const std::string bound = b.bound();
-  if (k.category == "gemm") {
+  if (k.category == to_string(KernelCategory::gemm)) {
     if (bound == "hbm" || bound == "l2") return C::weight_rereads;
     if (bound == "latency") return C::fixed_kernel_latency;
     return C::tile_and_wave_waste;
   }
-  if (k.category == "attention") return C::attention_efficiency;
+  if (k.category == to_string(KernelCategory::attention)) return C::attention_efficiency;
   if (bound == "latency") return C::fixed_kernel_latency;
   return C::small_memory_bound_kernels;
 }

@@ -33,7 +33,7 @@ void write_search_report(std::ostream& out, const SearchReport& s, const SearchR
     out << fmt::format(
         "layer type {}: {} of {} candidates simulated ({}, {} of {} branches pruned by bound) in "
         "{:.3f} s\n",
-        type, ls.stats.evaluated, ls.stats.space,
+        to_string(type), ls.stats.evaluated, ls.stats.space,
         ls.stats.exhaustive ? "exhaustive" : "beam search", ls.stats.pruned_branches,
         ls.stats.branches, s.seconds_per_type[i]);
     for (size_t k = 0; k < std::min<size_t>(3, ls.top.size()); ++k)
@@ -105,7 +105,7 @@ void write_search_json(std::ostream& out, const SearchReport& s, const SearchReq
                      {"candidate", t.c.describe()},
                      {"two_micro_batches", t.c.tbo},
                      {"delta", t.c.delta}});
-    types.push_back({{"layer_type", type},
+    types.push_back({{"layer_type", to_string(type)},
                      {"candidates", ls.stats.space},
                      {"simulated", ls.stats.evaluated},
                      {"exhaustive", ls.stats.exhaustive},

@@ -25,7 +25,7 @@ constexpr int kShortLayers = 6;
 constexpr int kMeasureFrom = 2, kMeasureTo = 5;
 
 // A model of `layers` layers all of one type (the steady state of that type).
-ModelConfig short_model(const ModelConfig& m, const std::string& type, const LayerBuilder& full) {
+ModelConfig short_model(const ModelConfig& m, LayerType type, const LayerBuilder& full) {
   ModelConfig s = m;
   s.layers = kShortLayers;
   s.dense_layers = 0;
@@ -59,8 +59,8 @@ class LayerEnds : public Observer {
 // (their layer plans are memoized across candidates).
 class ShortModelEvaluator {
  public:
-  ShortModelEvaluator(const ModelConfig& m, const HwProfile& hw, const Workload& w,
-                      const std::string& type, const SpaceOptions& opts)
+  ShortModelEvaluator(const ModelConfig& m, const HwProfile& hw, const Workload& w, LayerType type,
+                      const SpaceOptions& opts)
       : m_(m), hw_(hw), w_(w), type_(type), opts_(opts) {}
 
   // A candidate that cannot be built or run takes forever (its failure is kept: failures()).
@@ -140,7 +140,7 @@ class ShortModelEvaluator {
   const ModelConfig& m_;
   const HwProfile& hw_;
   Workload w_;
-  std::string type_;
+  LayerType type_;
   const SpaceOptions& opts_;
   std::map<DeepepMode, std::unique_ptr<LayerBuilder>> builders_;
   std::map<std::string, long long> failures_;
@@ -152,7 +152,7 @@ class ShortModelEvaluator {
   const std::map<std::string, long long>& failures() const { return failures_; }
 };
 
-std::vector<Candidate> branches_of(const LayerBuilder& lb, const std::string& type,
+std::vector<Candidate> branches_of(const LayerBuilder& lb, LayerType type,
                                    const SpaceOptions& opts) {
   std::vector<Candidate> out;
   for (const auto& order : op_orders(lb.canonical_ops(type), lb.op_graph(type)))
@@ -205,7 +205,8 @@ GainSplit split_gain(WhatIfSession& session, const Strategy& baseline, const Str
         if (i != kYield) out.push_back(i);
       return out;
     };
-    reordered = reordered || ops(l) != ops(baseline.for_type(type));
+    if (const auto t = parse_layer_type(type))
+      reordered = reordered || ops(l) != ops(baseline.for_type(*t));
   }
   std::vector<std::string> words;
   if (reordered) words.push_back("op order");
@@ -255,9 +256,9 @@ SearchReport run_search(const SearchRequest& req) {
     for (const auto& type : full.layer_types())
       opts.side_plans[type] = plan.for_type(type).placement;
   }
-  std::vector<std::pair<std::string, Candidate>> best_per_type;
+  std::vector<std::pair<LayerType, Candidate>> best_per_type;
   for (const auto& type : full.layer_types()) {
-    if (type == "dense") continue;
+    if (type == LayerType::dense) continue;
     const SpaceOptions& topts = opts;
     const ModelConfig sm = short_model(model, type, full);
     ShortModelEvaluator eval(sm, hw, w, type, topts);
@@ -274,11 +275,11 @@ SearchReport run_search(const SearchRequest& req) {
     rep.seconds_per_type.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     for (const auto& [why, times] : eval.failures())
-      rep.failures.push_back(
-          fmt::format("layer type {}: {} program(s) could not run: {}", type, times, why));
+      rep.failures.push_back(fmt::format("layer type {}: {} program(s) could not run: {}",
+                                         to_string(type), times, why));
     if (ls.top.empty())
       throw InputError(model.file, 0, "layers",
-                       "no candidate of layer type " + type + " could run" +
+                       "no candidate of layer type " + to_string(type) + " could run" +
                            (eval.failures().empty() ? std::string()
                                                     : " (" + eval.failures().begin()->first + ")"));
     best_per_type.push_back({type, ls.top.front().c});
@@ -301,7 +302,7 @@ SearchReport run_search(const SearchRequest& req) {
   };
   // Candidates for the full model: the best of every kind on the first layer type, each with the
   // other types' best of the same kind (or their overall best), and the overall bests.
-  std::vector<std::vector<std::pair<std::string, Candidate>>> combos{best_per_type};
+  std::vector<std::vector<std::pair<LayerType, Candidate>>> combos{best_per_type};
   for (const auto& first : rep.per_type.front().second.best_by_kind) {
     auto combo = best_per_type;
     combo.front().second = first.c;
@@ -323,7 +324,7 @@ SearchReport run_search(const SearchRequest& req) {
     }
     std::string desc;
     for (const auto& [t, c] : combo)
-      desc += (desc.empty() ? "" : "; ") + t + ": " + c.describe() +
+      desc += (desc.empty() ? "" : "; ") + to_string(t) + ": " + c.describe() +
               (c.tbo ? fmt::format(" (delta {})", c.delta) : std::string(" (one batch)")) +
               (c.side_streams ? " + side streams" : "");
     desc += fmt::format(", DeepEP {}{}",

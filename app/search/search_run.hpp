@@ -50,7 +50,7 @@ struct GainSplit {
 };
 
 struct SearchReport {
-  std::vector<std::pair<std::string, LayerSearch>> per_type;
+  std::vector<std::pair<LayerType, LayerSearch>> per_type;
   std::vector<double> seconds_per_type;
   std::vector<RankedStrategy> ranked;  // full model, best first (the shipped one included)
   RankedStrategy shipped;

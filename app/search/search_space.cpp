@@ -77,7 +77,7 @@ std::vector<int> yield_gaps(const std::vector<std::string>& ops) {
 }
 
 Strategy to_strategy(const std::string& name, ModelFamily family,
-                     const std::vector<std::pair<std::string, Candidate>>& per_type,
+                     const std::vector<std::pair<LayerType, Candidate>>& per_type,
                      const SpaceOptions& opts) {
   Strategy s;
   s.name = name;
@@ -98,7 +98,7 @@ Strategy to_strategy(const std::string& name, ModelFamily family,
         for (const auto& p : plan->second)
           if (std::find(c.ops.begin(), c.ops.end(), p.op) != c.ops.end()) l.placement.push_back(p);
     }
-    s.layers[type] = l;
+    s.layers[to_string(type)] = l;
   }
   if (side) s.side_streams = opts.side_streams;
   return s;
@@ -143,6 +143,8 @@ std::string strategy_yaml(const Strategy& s, const std::string& comment) {
         if (!p.wait.empty()) y += ", wait: " + list(p.wait);
         if (!p.record.empty()) y += ", record: " + list(p.record);
         if (p.sm_cap > 0) y += fmt::format(", sm_cap: {}", p.sm_cap);
+        if (p.optional) y += ", optional: true";
+        if (!p.independent_of.empty()) y += ", independent_of: " + list(p.independent_of);
         y += "}\n";
       }
     }

@@ -29,7 +29,7 @@ struct SpaceOptions {
   std::vector<DeepepMode> modes;
   bool allow_deep_gemm_cap = true;  // normal mode only
   bool allow_side_streams = false;  // V4: SGLang's plan from a shipped strategy
-  std::map<std::string, std::vector<Placement>> side_plans;  // that plan's placement per layer type
+  std::map<LayerType, std::vector<Placement>> side_plans;  // that plan's placement per layer type
   std::vector<std::string> side_streams;
 };
 
@@ -43,7 +43,7 @@ std::vector<int> yield_gaps(const std::vector<std::string>& ops);
 
 // A whole strategy (every layer type) from one candidate per type.
 Strategy to_strategy(const std::string& name, ModelFamily family,
-                     const std::vector<std::pair<std::string, Candidate>>& per_type,
+                     const std::vector<std::pair<LayerType, Candidate>>& per_type,
                      const SpaceOptions& opts);
 
 // YAML text of a strategy that `whatif` accepts.

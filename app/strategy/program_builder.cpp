@@ -76,7 +76,7 @@ class Builder {
     std::vector<std::vector<StagedOp>> out(1);
     for (int l = 0; l < lb_.model().layers; ++l) {
       const LayerPlan& plan = *plans_[m][l];
-      const bool fixed_dense = plan.type == "dense" && !s_.layers.count("dense");
+      const bool fixed_dense = plan.type == LayerType::dense && !s_.layers.count("dense");
       const LayerStrategy* ls = fixed_dense ? nullptr : &s_.for_type(plan.type);
       std::vector<std::string> items;
       if (ls)
@@ -152,7 +152,7 @@ class Builder {
     if (info.layer >= 0) info_with_stage.stage = cur_stage_;
     k.op = info.op;
     k.micro_batch = info.micro_batch;
-    if (info.comm && k.category.empty()) k.category = "comm";
+    if (info.comm && k.category.empty()) k.category = to_string(KernelCategory::comm);
     Program& p = out_.program;
     p.kernels.push_back(std::move(k));
     out_.info.push_back(info_with_stage);
@@ -172,7 +172,7 @@ class Builder {
   }
 
   void launch_compute(const OpKernel& k, int layer, const std::string& op, int m) {
-    launch(k.cost, kCompute, {layer, op, m, k.name, k.cost.category == "comm"},
+    launch(k.cost, kCompute, {layer, op, m, k.name, k.cost.category == KernelCategory::comm},
            k.deep_gemm ? deep_gemm_cap() : 0);
   }
 
@@ -221,7 +221,8 @@ class Builder {
         }
         if (pl->sm_cap > 0) cap = cap > 0 ? std::min(cap, pl->sm_cap) : pl->sm_cap;
       }
-      launch(k.cost, stream, {so.layer, op.op, m, k.name, k.cost.category == "comm"}, cap);
+      launch(k.cost, stream, {so.layer, op.op, m, k.name, k.cost.category == KernelCategory::comm},
+             cap);
       if (pl)
         for (const auto& r : pl->record) record(ev(so.layer, m, r), stream);
     }

@@ -38,7 +38,8 @@ LayerStrategy parse_layer(const yaml::Value& v, std::vector<std::string>& notes)
   }
   if (auto pv = m.optional("placement")) {
     for (const auto& item : pv->items()) {
-      yaml::Map pm(item, {"op", "kernel", "stream", "wait", "record", "sm_cap"});
+      yaml::Map pm(item, {"op", "kernel", "stream", "wait", "record", "sm_cap", "optional",
+                          "independent_of"});
       Placement p;
       p.line = item.line();
       p.op = pm.required("op").str();
@@ -47,6 +48,8 @@ LayerStrategy parse_layer(const yaml::Value& v, std::vector<std::string>& notes)
       if (auto w = pm.optional("wait")) p.wait = string_list(*w);
       if (auto r = pm.optional("record")) p.record = string_list(*r);
       if (auto c = pm.optional("sm_cap")) p.sm_cap = static_cast<int>(c->integer(1, 4096));
+      if (auto o = pm.optional("optional")) p.optional = o->boolean();
+      if (auto d = pm.optional("independent_of")) p.independent_of = string_list(*d);
       l.placement.push_back(p);
     }
   }
@@ -110,7 +113,8 @@ bool SglangInfo::for_phase(const std::string& phase) const {
   return std::find(phases.begin(), phases.end(), phase) != phases.end();
 }
 
-const LayerStrategy& Strategy::for_type(const std::string& type) const {
+const LayerStrategy& Strategy::for_type(LayerType t) const {
+  const std::string type = to_string(t);
   auto it = layers.find(type);
   if (it != layers.end()) return it->second;
   it = layers.find("default");
@@ -194,20 +198,86 @@ std::vector<std::vector<std::string>> stages_of(const LayerStrategy& l) {
   return out;
 }
 
+namespace {
+
+// Inside one op, a kernel that reads what another writes (the model's kernel_deps) must run after
+// it: on the same stream later, or after a wait on an event recorded after the producer (or
+// after a kernel that itself runs after it). Kernels are launched in the op's kernel order; a
+// wait holds every later kernel of its stream.
+void check_kernel_order(const Strategy& s, const LayerStrategy& l, const std::string& key,
+                        const std::string& op, const LayerBuilder& b, LayerType type) {
+  const auto deps = b.kernel_deps(type, op);
+  if (deps.empty()) return;
+  const auto names = b.kernel_names(type, op);
+  const auto placed = [&](const std::string& k) -> const Placement* {
+    for (const auto& p : l.placement)
+      if (p.op == op && p.kernel == k) return &p;
+    return nullptr;
+  };
+  const size_t n = names.size();
+  std::vector<std::set<size_t>> before(n);               // kernels that finish before kernel i
+  std::map<std::string, std::set<size_t>> stream_state;  // what a stream's next kernel follows
+  std::map<std::string, std::set<size_t>> event_state;   // what an event's latest record follows
+  for (size_t i = 0; i < n; ++i) {
+    const Placement* p = placed(names[i]);
+    const std::string stream = p ? p->stream : "compute";
+    std::set<size_t>& st = stream_state[stream];
+    if (p)
+      for (const auto& w : p->wait) {
+        auto e = event_state.find(w);
+        if (e != event_state.end()) st.insert(e->second.begin(), e->second.end());
+      }
+    before[i] = st;
+    st.insert(i);
+    if (p)
+      for (const auto& r : p->record) event_state[r] = st;
+  }
+  auto index = [&](const std::string& k) {
+    return static_cast<size_t>(std::find(names.begin(), names.end(), k) - names.begin());
+  };
+  for (const Placement& p : l.placement) {
+    if (p.op != op) continue;
+    for (const auto& d : p.independent_of)
+      if (std::find(names.begin(), names.end(), d) != names.end() &&  // launched on this GPU
+          std::find(deps.begin(), deps.end(), std::make_pair(d, p.kernel)) == deps.end())
+        throw InputError(s.file, p.line, "layers." + key + ".placement.independent_of",
+                         "'" + p.kernel + "' of op '" + op + "' does not read from '" + d +
+                             "' in the model; nothing to declare independent");
+  }
+  for (const auto& [producer, consumer] : deps) {
+    const size_t pi = index(producer), ci = index(consumer);
+    if (pi >= n || ci >= n || before[ci].count(pi)) continue;
+    const Placement* p = placed(consumer);
+    if (p && std::find(p->independent_of.begin(), p->independent_of.end(), producer) !=
+                 p->independent_of.end())
+      continue;
+    if (!p) p = placed(producer);
+    const std::string where = "layers." + key + ".placement";
+    throw InputError(s.file, p ? p->line : l.line, where,
+                     "kernel '" + consumer + "' of op '" + op + "' reads what '" + producer +
+                         "' writes, but nothing orders it after '" + producer +
+                         "' (different streams and no wait on an event recorded after it)");
+  }
+}
+
+}  // namespace
+
 void check_strategy(const Strategy& s, const LayerBuilder& b) {
-  std::set<std::string> types;
-  for (const auto& t : b.layer_types()) types.insert(t);
-  const std::set<std::string> family_types = b.model().family == ModelFamily::v4
-                                                 ? std::set<std::string>{"swa", "csa", "hca"}
-                                                 : std::set<std::string>{"moe", "dense"};
+  const std::set<LayerType> family_types =
+      b.model().family == ModelFamily::v4
+          ? std::set<LayerType>{LayerType::swa, LayerType::csa, LayerType::hca}
+          : std::set<LayerType>{LayerType::moe, LayerType::dense};
   for (const auto& [key, l] : s.layers)
-    if (key != "default" && !family_types.count(key))
+    if (const auto t = parse_layer_type(key); key != "default" && (!t || !family_types.count(*t)))
       throw InputError(s.file, l.line, "layers." + key, "not a layer type of this model family");
-  for (const auto& type : types) {
-    if (type == "dense" && !s.layers.count("dense")) continue;  // dense layers have a fixed list
+  // Checked in the order of their names, so the first error is the same whatever the layer order.
+  std::map<std::string, LayerType> types;
+  for (const LayerType t : b.layer_types()) types.emplace(to_string(t), t);
+  for (const auto& [name, type] : types) {
+    if (type == LayerType::dense && !s.layers.count(name)) continue;  // dense: a fixed list
     const LayerStrategy& l = s.for_type(type);
     const std::string field =
-        "layers." + (s.layers.count(type) ? type : std::string("default")) + ".operations";
+        "layers." + (s.layers.count(name) ? name : std::string("default")) + ".operations";
     const auto vocab = b.canonical_ops(type);
     std::vector<std::string> ops;
     for (size_t i = 0; i < l.items.size(); ++i) {
@@ -235,7 +305,7 @@ void check_strategy(const Strategy& s, const LayerBuilder& b) {
     // Placement: known op and kernel, declared stream, each (op, kernel) placed once, waits on
     // events recorded by a kernel that runs before (in the layer's op order, then the op's
     // kernel order); "prev:" names the previous layer's record, "op_start" the op's input.
-    const std::string placement_key = s.layers.count(type) ? type : std::string("default");
+    const std::string placement_key = s.layers.count(name) ? name : std::string("default");
     auto position = [&](const Placement& p) {
       const auto op = std::find(ops.begin(), ops.end(), p.op);
       const auto names = b.kernel_names(type, p.op);
@@ -254,9 +324,11 @@ void check_strategy(const Strategy& s, const LayerBuilder& b) {
                              "; valid ops: " + yaml::join(vocab));
       }
       const auto names = b.kernel_names(type, p.op);
-      if (std::find(names.begin(), names.end(), p.kernel) == names.end())
+      const bool launched = std::find(names.begin(), names.end(), p.kernel) != names.end();
+      if (!launched && p.optional) continue;  // not launched on this GPU: the rule does not apply
+      if (!launched)
         throw InputError(s.file, p.line, where + ".kernel",
-                         "op '" + p.op + "' has no kernel '" + p.kernel + "' on " + type +
+                         "op '" + p.op + "' has no kernel '" + p.kernel + "' on " + name +
                              " layers; its kernels: " +
                              (names.empty() ? std::string("none") : yaml::join(names)));
       if (p.stream != "compute" &&
@@ -280,6 +352,10 @@ void check_strategy(const Strategy& s, const LayerBuilder& b) {
     for (size_t i = 0; i < l.placement.size(); ++i) {
       const Placement& p = l.placement[i];
       const std::string where = "layers." + placement_key + ".placement[" + std::to_string(i) + "]";
+      if (p.optional) {
+        const auto names = b.kernel_names(type, p.op);
+        if (std::find(names.begin(), names.end(), p.kernel) == names.end()) continue;
+      }
       for (const auto& w : p.wait) {
         if (w == "op_start") continue;
         const bool prev = w.rfind("prev:", 0) == 0;
@@ -298,6 +374,7 @@ void check_strategy(const Strategy& s, const LayerBuilder& b) {
                                "' for the previous layer's");
       }
     }
+    for (const auto& op : ops) check_kernel_order(s, l, placement_key, op, b, type);
   }
 }
 

@@ -21,6 +21,13 @@ struct Placement {
   std::vector<std::string> wait;    // events to wait for first ("prev:NAME": the previous layer's)
   std::vector<std::string> record;  // events to record after it
   int sm_cap = 0;
+  // The kernel is launched only on some GPUs (ROCm's swa_scatter): where it is not, the rule is
+  // skipped instead of being an error.
+  bool optional = false;
+  // Kernels of the op this one reads from in the model but, by this strategy's assumption, does
+  // not need to run after (a candidate whose attention reads K/V from the projection output, not
+  // from the cache the KV write fills). Each must be one of the kernel's dependencies.
+  std::vector<std::string> independent_of;
   int line = 0;
 };
 
@@ -66,7 +73,7 @@ struct Strategy {
   int family_line = 1;  // lines of model_family and layers, for errors
   int layers_line = 1;
 
-  const LayerStrategy& for_type(const std::string& type) const;
+  const LayerStrategy& for_type(LayerType type) const;
 };
 
 // By shipped name (strategies/deepseek-v3/ or deepseek-v4/ by the model's family) or path.

@@ -25,7 +25,7 @@ Workload seed_workload(std::int64_t tokens) {
 // The attn op of the model's first CSA layer.
 const OpPlan& csa_attention(const LayerBuilder& lb) {
   int csa = 0;
-  while (csa < lb.model().layers && lb.layer_type(csa) != "csa") ++csa;
+  while (csa < lb.model().layers && lb.layer_type(csa) != LayerType::csa) ++csa;
   if (csa == lb.model().layers)
     throw InputError(lb.model().file, 0, "compress_ratios", "the model has no CSA (ratio 4) layer");
   return *lb.plan(csa, whole_batch(lb.workload()), "A").find("attn");
@@ -60,7 +60,7 @@ Program block_program(const OpPlan& attn, const Strategy& ms) {
     if (k.name == "attention") break;
     int s = 0;
     const Placement* pl = nullptr;
-    for (const auto& x : ms.for_type("csa").placement)
+    for (const auto& x : ms.for_type(LayerType::csa).placement)
       if (x.op == "attn" && x.kernel == k.name) pl = &x;
     if (pl) {
       s = stream(pl->stream);

@@ -51,7 +51,7 @@ KernelCost attention_cost(const HwProfile& hw, const AttentionShape& s) {
                h = double(s.heads);
   const double dd = double(s.d_qk + s.d_v);
   KernelCost c;
-  c.category = "attention";
+  c.category = KernelCategory::attention;
   c.name = attention_kind_name(s.kind);
   Work& w = c.work;
   double eff = 0;
@@ -127,7 +127,7 @@ std::vector<KernelCost> indexer_cost(const HwProfile& hw, const IndexerShape& s)
   const double seen = s.causal ? std::max(1.0, n * 0.5) : n;
   KernelCost logits;
   logits.name = "indexer_logits";
-  logits.category = "attention";
+  logits.category = KernelCategory::attention;
   Work& w = logits.work;
   logits.useful_flops = 2.0 * b * sq * s.heads * s.head_dim * seen;
   w.tensor_flops[static_cast<int>(Dtype::fp8)] = logits.useful_flops;

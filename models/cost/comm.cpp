@@ -60,7 +60,7 @@ DeepepCost deepep_cost(const HwProfile& hw, const DeepepShape& s) {
   if (s.mode == DeepepMode::normal) {
     KernelCost k;
     k.name = fmt::format("deepep_{}_normal", op_name(s.op));
-    k.category = "comm";
+    k.category = KernelCategory::comm;
     k.fixed_sms = s.num_sms > 0 ? s.num_sms : p.deepep_normal_sms;
     Work& w = k.work;
     w.ctas = k.fixed_sms;
@@ -88,7 +88,7 @@ DeepepCost deepep_cost(const HwProfile& hw, const DeepepShape& s) {
       layout.write_bytes = t * s.routing.ep_size + 4.0 * (s.routing.ep_size + s.routing.experts);
       layout.rows = std::max<std::int64_t>(1, s.tokens);
       KernelCost l = memory_kernel(hw, layout);
-      l.category = "comm";
+      l.category = KernelCategory::comm;
       out.kernels.push_back(std::move(l));
     }
     KernelCost notify = deepep_notify_cost(hw, s);
@@ -117,7 +117,7 @@ DeepepCost deepep_cost(const HwProfile& hw, const DeepepShape& s) {
   // reads the experts' BF16 outputs of the tokens it received and stages them for the puts.
   KernelCost send;
   send.name = fmt::format("deepep_{}_ll_send", op_name(s.op));
-  send.category = "comm";
+  send.category = KernelCategory::comm;
   send.fixed_sms = grid;
   send.work.ctas = grid;
   send.work.hbm_bytes = dispatch ? t * s.hidden * 2.0 + t * tb : 2.0 * received * tb;
@@ -126,7 +126,7 @@ DeepepCost deepep_cost(const HwProfile& hw, const DeepepShape& s) {
   // receiver's), then the last flag; no SM is held.
   KernelCost transfer;
   transfer.name = fmt::format("deepep_{}_ll_in_flight", op_name(s.op));
-  transfer.category = "comm";
+  transfer.category = KernelCategory::comm;
   transfer.fixed_sms = 0;
   transfer.work.ctas = 0;
   const double wire = std::max(msgs, received) * tb;
@@ -147,7 +147,7 @@ DeepepCost deepep_cost(const HwProfile& hw, const DeepepShape& s) {
   // combine reduces each token's top-k expert outputs with their weights.
   KernelCost recv;
   recv.name = fmt::format("deepep_{}_ll_recv", op_name(s.op));
-  recv.category = "comm";
+  recv.category = KernelCategory::comm;
   recv.fixed_sms = grid;
   recv.work.ctas = grid;
   recv.work.hbm_bytes =
@@ -166,7 +166,7 @@ KernelCost deepep_notify_cost(const HwProfile& hw, const DeepepShape& s) {
   const RoutingStats r = checked_routing(s);
   KernelCost k;
   k.name = "deepep_notify_dispatch";
-  k.category = "comm";
+  k.category = KernelCategory::comm;
   k.fixed_sms = s.num_sms > 0 ? s.num_sms : hw.kernels.comm.deepep_normal_sms;
   k.work.ctas = k.fixed_sms;
   // A few bytes of counts to every peer and a barrier: an all-to-all signalling round like the
@@ -183,7 +183,7 @@ KernelCost collective_cost(const HwProfile& hw, Collective c, double bytes_total
   const CommParams& p = hw.kernels.comm;
   KernelCost k;
   k.name = c == Collective::all_gather ? "all_gather" : "reduce_scatter";
-  k.category = "comm";
+  k.category = KernelCategory::comm;
   k.fixed_sms = std::min(p.collective_sms, hw.engine.sm_count);
   k.work.ctas = k.fixed_sms;
   if (ranks > 1) {

@@ -245,7 +245,7 @@ KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile*
   KernelCost c;
   c.name = fmt::format("gemm_{}_{}x{}x{}{}", dtype_name(s.dtype), s.m, s.n, s.k,
                        s.groups > 1 ? fmt::format("x{}g", s.groups) : "");
-  c.category = "gemm";
+  c.category = KernelCategory::gemm;
   c.work = std::move(best.spec.work);
   Work& w = c.work;
   // Named operands go through the engine's L2 tracker; the rest is plain HBM traffic.

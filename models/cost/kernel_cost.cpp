@@ -4,6 +4,20 @@
 
 namespace ovs {
 
+std::string to_string(KernelCategory c) {
+  switch (c) {
+    case KernelCategory::gemm:
+      return "gemm";
+    case KernelCategory::attention:
+      return "attention";
+    case KernelCategory::memory:
+      return "memory";
+    case KernelCategory::comm:
+      return "comm";
+  }
+  return "memory";
+}
+
 KernelSpec KernelCost::spec(int stream) const {
   KernelSpec k;
   k.name = name;
@@ -11,7 +25,7 @@ KernelSpec KernelCost::spec(int stream) const {
   k.work = work;
   k.fixed_sms = fixed_sms;
   k.sm_cap = sm_cap;
-  k.category = category;
+  k.category = to_string(category);
   return k;
 }
 

@@ -9,9 +9,13 @@
 
 namespace ovs {
 
+// Which cost model priced a kernel; the engine and traces carry it as a label (to_string).
+enum class KernelCategory { gemm, attention, memory, comm };
+std::string to_string(KernelCategory c);
+
 struct KernelCost {
   std::string name;
-  std::string category;  // gemm, attention, memory, comm
+  KernelCategory category = KernelCategory::memory;
   Work work;
   int fixed_sms = -1;        // communication kernels: SMs held for the whole kernel
   int sm_cap = 0;            // compute kernels: at most this many SMs (0 = none)

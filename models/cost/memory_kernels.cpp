@@ -13,7 +13,7 @@ KernelCost memory_kernel(const HwProfile& hw, const MemoryKernelShape& s) {
   const MemoryKernelParams& p = hw.kernels.memory;
   KernelCost c;
   c.name = s.name;
-  c.category = "memory";
+  c.category = KernelCategory::memory;
   Work& w = c.work;
   const double bytes = s.read_bytes + s.write_bytes;
   std::int64_t ctas = s.ctas;

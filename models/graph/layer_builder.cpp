@@ -93,28 +93,30 @@ LayerBuilder::LayerBuilder(const ModelConfig& model, const HwProfile& hw, const 
   if (!(w.imbalance >= 1.0))
     throw InputError("", 0, "imbalance", "must be >= 1 (the hottest rank over the mean)");
   if (model.family == ModelFamily::v3) {
-    graphs_.push_back({"moe", v3_graph(false)});
-    if (model.dense_layers > 0) graphs_.push_back({"dense", v3_graph(true)});
+    graphs_.push_back({LayerType::moe, v3_graph(false)});
+    if (model.dense_layers > 0) graphs_.push_back({LayerType::dense, v3_graph(true)});
   } else {
-    for (const char* t : {"swa", "csa", "hca"}) graphs_.push_back({t, v4_graph()});
+    for (LayerType t : {LayerType::swa, LayerType::csa, LayerType::hca})
+      graphs_.push_back({t, v4_graph()});
   }
   for (auto& [type, g] : graphs_) {
     try {
       g.topological_order();
     } catch (const std::invalid_argument& e) {
-      throw InputError(model.file, 0, "layer " + type, e.what());
+      throw InputError(model.file, 0, "layer " + to_string(type), e.what());
     }
   }
 }
 
-std::string LayerBuilder::layer_type(int layer) const {
-  if (m_.family == ModelFamily::v3) return layer < m_.dense_layers ? "dense" : "moe";
+LayerType LayerBuilder::layer_type(int layer) const {
+  if (m_.family == ModelFamily::v3)
+    return layer < m_.dense_layers ? LayerType::dense : LayerType::moe;
   const int r = m_.compress_ratios.at(layer);
-  return r == 0 ? "swa" : r == 4 ? "csa" : "hca";
+  return r == 0 ? LayerType::swa : r == 4 ? LayerType::csa : LayerType::hca;
 }
 
-std::vector<std::string> LayerBuilder::layer_types() const {
-  std::vector<std::string> out;
+std::vector<LayerType> LayerBuilder::layer_types() const {
+  std::vector<LayerType> out;
   for (int l = 0; l < m_.layers; ++l) {
     const auto t = layer_type(l);
     if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
@@ -122,48 +124,45 @@ std::vector<std::string> LayerBuilder::layer_types() const {
   return out;
 }
 
-const OpGraph& LayerBuilder::op_graph(const std::string& type) const {
+const OpGraph& LayerBuilder::op_graph(LayerType type) const {
   for (const auto& [t, g] : graphs_)
     if (t == type) return g;
-  throw InputError("", 0, "layer type", "model " + m_.name + " has no layer type '" + type + "'");
+  throw InputError(m_.file, 0, "layer type",
+                   "model " + m_.name + " has no layer type '" + to_string(type) + "'");
 }
 
-std::vector<std::string> LayerBuilder::canonical_ops(const std::string& type) const {
-  if (m_.family == ModelFamily::v4)
-    return {"mhc_prepare_attn",
-            "attn",
-            "mhc_post_attn_pre_mlp",
-            "gate",
-            "select_experts",
-            "dispatch_a",
-            "dispatch_b",
-            "experts",
-            "combine_a",
-            "combine_b",
-            "shared_experts",
-            "output",
-            "mhc_postprocess"};
-  if (type == "dense")
-    return {"comm_prepare_attn", "attn.prepare", "attn.core",
-            "comm_prepare_mlp",  "mlp",          "postprocess_layer"};
-  return {"comm_prepare_attn", "attn.prepare",   "attn.core",  "comm_prepare_mlp", "gate",
-          "select_experts",    "dispatch_a",     "dispatch_b", "experts",          "combine_a",
-          "combine_b",         "shared_experts", "output",     "postprocess_layer"};
+std::vector<std::string> LayerBuilder::canonical_ops(LayerType type) const {
+  // The graph declares its ops in SGLang's order; the constructor checked it has no cycle, and
+  // every edge runs forward in declaration order (checked here), so the order is topological.
+  const OpGraph& g = op_graph(type);
+  const std::string problem = g.check_order(g.nodes());
+  if (!problem.empty())
+    throw InputError(m_.file, 0, "layer " + to_string(type), "op order: " + problem);
+  return g.nodes();
 }
 
-std::vector<std::string> LayerBuilder::kernel_names(const std::string& type,
-                                                    const std::string& op) const {
-  // Build a one-token micro-batch of the first layer of this type and read the names back.
+// An op of the first layer of a type, planned for a one-token micro-batch (its kernels and their
+// dependencies do not depend on the batch).
+const OpPlan* LayerBuilder::sample_op(LayerType type, const std::string& op) const {
   for (int l = 0; l < m_.layers; ++l) {
     if (layer_type(l) != type) continue;
     MicroBatch mb{1, 1, {{1, std::max<std::int64_t>(w_.context, 1), 1}}};
-    const LayerPlan p = build(l, mb, "x");
-    std::vector<std::string> out;
-    if (const OpPlan* o = p.find(op))
-      for (const auto& k : o->kernels) out.push_back(k.name);
-    return out;
+    return plan(l, mb, "x").find(op);
   }
-  return {};
+  return nullptr;
+}
+
+std::vector<std::string> LayerBuilder::kernel_names(LayerType type, const std::string& op) const {
+  std::vector<std::string> out;
+  if (const OpPlan* o = sample_op(type, op))
+    for (const auto& k : o->kernels) out.push_back(k.name);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> LayerBuilder::kernel_deps(
+    LayerType type, const std::string& op) const {
+  const OpPlan* o = sample_op(type, op);
+  return o ? o->kernel_deps : std::vector<std::pair<std::string, std::string>>{};
 }
 
 LayerPlan LayerBuilder::build(int layer, const MicroBatch& mb, const std::string& mb_name) const {
@@ -176,7 +175,7 @@ const LayerPlan& LayerBuilder::plan(int layer, const MicroBatch& mb,
   // plan whose tensors are scoped to "the layer it is launched for" (the program builder fills
   // the index in), so each shape is costed once.
   const bool hashed = m_.family == ModelFamily::v4 && layer < m_.dense_layers + m_.hash_layers;
-  std::string key = layer_type(layer) + (hashed ? "#hash" : "") + "|" + mb_name + "|" +
+  std::string key = to_string(layer_type(layer)) + (hashed ? "#hash" : "") + "|" + mb_name + "|" +
                     std::to_string(mb.tokens) + "|" + std::to_string(mb.sequences);
   for (const auto& s : mb.segments)
     key += "|" + std::to_string(s.q_len) + "x" + std::to_string(s.kv_len) + "x" +

@@ -11,6 +11,7 @@
 #include "models/config/model_config.hpp"
 #include "models/cost/comm.hpp"
 #include "models/cost/kernel_cost.hpp"
+#include "models/graph/layer_type.hpp"
 #include "models/graph/op_graph.hpp"
 #include "models/graph/workload.hpp"
 #include "models/hw/hw_profile.hpp"
@@ -36,7 +37,7 @@ struct OpPlan {
 
 struct LayerPlan {
   int index = 0;
-  std::string type;
+  LayerType type = LayerType::moe;
   std::vector<OpPlan> ops;  // canonical order
   const OpPlan* find(const std::string& op) const;
 };
@@ -45,15 +46,21 @@ class LayerBuilder {
  public:
   LayerBuilder(const ModelConfig& model, const HwProfile& hw, const Workload& w);
 
-  // v3: "dense" or "moe"; v4: "swa" (window only), "csa" (ratio 4), "hca" (ratio 128).
-  std::string layer_type(int layer) const;
-  std::vector<std::string> layer_types() const;
+  // v3: dense or moe; v4: swa (window only), csa (ratio 4), hca (ratio 128).
+  LayerType layer_type(int layer) const;
+  // The types the model's layers have, in order of first appearance.
+  std::vector<LayerType> layer_types() const;
   // The ops of a layer type and their dependencies.
-  const OpGraph& op_graph(const std::string& type) const;
-  // Ops of the family's vocabulary (SGLang's names), in canonical order.
-  std::vector<std::string> canonical_ops(const std::string& type) const;
+  const OpGraph& op_graph(LayerType type) const;
+  // Ops of the family's vocabulary (SGLang's names) in canonical order: the order the op graph
+  // declares them, which is one of its topological orders.
+  std::vector<std::string> canonical_ops(LayerType type) const;
   // Kernel names of an op of a layer type (for placement rules).
-  std::vector<std::string> kernel_names(const std::string& type, const std::string& op) const;
+  std::vector<std::string> kernel_names(LayerType type, const std::string& op) const;
+  // (producer, consumer) kernel pairs inside an op of a layer type: what a placement on side
+  // streams must keep in order (check_strategy).
+  std::vector<std::pair<std::string, std::string>> kernel_deps(LayerType type,
+                                                               const std::string& op) const;
 
   LayerPlan build(int layer, const MicroBatch& mb, const std::string& mb_name) const;
   // The same, memoized per kind of layer (layers of one type share the plan; their tensors are
@@ -75,8 +82,9 @@ class LayerBuilder {
   const ModelConfig& m_;
   const HwProfile& hw_;
   Workload w_;  // a copy: callers often pass a temporary
-  std::vector<std::pair<std::string, OpGraph>> graphs_;
+  std::vector<std::pair<LayerType, OpGraph>> graphs_;
   LayerPlan build_uncached(int layer, const MicroBatch& mb, const std::string& mb_name) const;
+  const OpPlan* sample_op(LayerType type, const std::string& op) const;
   static void scope_tensors(LayerPlan& p, int layer);
   mutable std::map<std::string, LayerPlan> memo_;  // not shared between threads
 };

@@ -69,7 +69,7 @@ void LayerBuilder::build_v3(LayerPlan& p, int layer, const MicroBatch& mb,
 
   p.ops.push_back({"comm_prepare_mlp", {named("post_attn_norm", rmsnorm_cost(hw_, t, h))}, {}, {}});
 
-  if (p.type == "dense") {
+  if (p.type == LayerType::dense) {
     // Dense FFN under DP attention: tensor-parallel across the node, tokens gathered first.
     const int tp = std::min(w_.gpus_per_node, w_.ep);
     const std::int64_t all = t * tp;
