@@ -397,6 +397,23 @@ TEST_CASE("plan's chart: frontier per strategy, the target and the chosen point,
   CHECK(lines == 3);
 }
 
+TEST_CASE("plan: GPUs per node default to the profile's NVLink domain", "[plan]") {
+  // gb200.yaml: nvlink_domain_gpus 72 (an NVL72 rack), so 144 GPUs are two domains and the EP
+  // grid spans whole domains: 72 and 144 (plan_eps(144, 72)); h800: 8 per node.
+  const CliResult gb =
+      cli({"plan", "--model", "deepseek-v3", "--hw", "gb200", "--phase", "decode", "--gpus", "144",
+           "--tokens-per-gpu", "64", "--tpot-ms", "50", "--json"});
+  REQUIRE(gb.code == 0);
+  const auto j = nlohmann::json::parse(gb.out);
+  CHECK(j["gpus_per_node"] == 72);
+  CHECK(plan_eps(144, 72) == std::vector<int>{72, 144});
+  const CliResult h =
+      cli({"plan", "--model", "deepseek-v3", "--hw", "h800-sxm", "--phase", "decode", "--gpus",
+           "16", "--tokens-per-gpu", "64", "--tpot-ms", "50", "--json"});
+  REQUIRE(h.code == 0);
+  CHECK(nlohmann::json::parse(h.out)["gpus_per_node"] == 8);
+}
+
 TEST_CASE("plan: bad flags are one located line and exit code 2", "[plan][bad-input]") {
   auto bad = [](std::vector<std::string> args, const std::string& needle) {
     const CliResult r = cli(args);

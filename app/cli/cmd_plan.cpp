@@ -81,8 +81,8 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--gpus", o->req.gpus, "GPUs to deploy on (one or more EP groups)")
       ->required()
       ->check(flags::whole(1, 1 << 20));
-  cmd->add_option("--gpus-per-node", o->req.gpus_per_node, "GPUs per node (NVLink domain)")
-      ->capture_default_str()
+  cmd->add_option("--gpus-per-node", o->req.gpus_per_node,
+                  "GPUs per NVLink domain (default: the profile's nvlink_domain_gpus)")
       ->check(flags::whole(1, 1 << 20));
   cmd->add_option("--tpot-ms", o->tpot_ms, "Decode: time-per-output-token target (ms)")
       ->check(flags::real(1e-6, std::numeric_limits<double>::max()));

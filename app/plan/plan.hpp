@@ -17,8 +17,8 @@ struct PlanRequest {
   std::string hw = "h800-sxm";
   Phase phase = Phase::decode;
   int gpus = 8;
-  int gpus_per_node = 8;
-  double target_ms = 0;  // decode: time per output token; prefill: time to first token
+  int gpus_per_node = 0;  // 0: the hardware profile's NVLink domain
+  double target_ms = 0;   // decode: time per output token; prefill: time to first token
   // Decode: KV length of every request; prefill: the prompt length of the TTFT target.
   long long context = 4096;
   std::vector<std::string> strategies;   // empty: every shipped strategy of the model's family

@@ -208,13 +208,16 @@ std::vector<bool> mtp_modes(const PlanRequest& r, const ModelConfig& m, double& 
 
 }  // namespace
 
-PlanResult run_plan(const PlanRequest& req) {
+PlanResult run_plan(const PlanRequest& asked) {
   const auto t0 = std::chrono::steady_clock::now();
   PlanResult res;
-  res.request = req;
-  const ModelConfig model = load_model_config(req.model);
-  const HwProfile hw = load_hw_profile(req.hw);
+  const ModelConfig model = load_model_config(asked.model);
+  const HwProfile hw = load_hw_profile(asked.hw);
   require_kernel_params(hw);
+  // Not given: the profile's NVLink domain (8 on HGX boards, 72 in a GB200 NVL72 rack).
+  PlanRequest req = asked;
+  req.gpus_per_node = gpus_per_node_or_domain(hw, asked.gpus_per_node);
+  res.request = req;
   res.model = model.name;
   res.hw = hw.name;
   res.arch = hw.arch;
