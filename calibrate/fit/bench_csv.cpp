@@ -44,14 +44,7 @@ struct CsvFile {
 };
 
 CsvFile load(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec))
-    throw InputError(path, 0, "", "is a directory, expected a CSV file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot open file for reading");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
+  const std::string text = CsvTable::read_text(path);
   CsvFile f{CsvTable::parse(text, path), {}, 1};
   f.meta.file = path;
   std::istringstream lines(text);

@@ -85,6 +85,10 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& name) {
 }
 
 CsvTable CsvTable::load(const std::string& path) {
+  return parse(read_text(path), path);
+}
+
+std::string CsvTable::read_text(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError(path, 0, "", "no such file");
@@ -94,7 +98,7 @@ CsvTable CsvTable::load(const std::string& path) {
   if (!in) throw InputError(path, 0, "", "cannot open file for reading");
   std::ostringstream buf;
   buf << in.rdbuf();
-  return parse(buf.str(), path);
+  return buf.str();
 }
 
 const std::string& CsvTable::at(size_t row, const std::string& column) const {

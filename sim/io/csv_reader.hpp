@@ -11,6 +11,8 @@ namespace ovs {
 class CsvTable {
  public:
   static CsvTable load(const std::string& path);
+  // The whole file as text; a missing file, a folder or an unreadable file is a located error.
+  static std::string read_text(const std::string& path);
   static CsvTable parse(const std::string& text, const std::string& name);
 
   const std::string& file() const { return file_; }
