@@ -209,7 +209,8 @@ inline void csv(const std::string& bytes) {
     bench_checks(h800(), read_bench_dir(dir.string()));
   } else if (family == 5) {
     const fs::path dir = write_alone("published", "data.csv");
-    validate(h800(), load_measurements((dir / "data.csv").string(), h800()));
+    const MeasurementSet set = load_measurements((dir / "data.csv").string(), h800());
+    validate(h800(), set);
   } else {
     const CsvTable t = CsvTable::parse(text, "fuzz.csv");
     for (size_t r = 0; r < t.rows(); ++r)

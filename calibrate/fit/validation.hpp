@@ -29,7 +29,10 @@ struct ValidationReport {
   std::map<std::string, MapeSplit> in_sample, held_back;
 };
 
+// The report's rows point into `set`, which must outlive it (a temporary set would leave them
+// dangling, so that overload is deleted).
 ValidationReport validate(const HwProfile& hw, const MeasurementSet& set);
+ValidationReport validate(const HwProfile& hw, MeasurementSet&& set) = delete;
 
 // The profile numbers a family's predictions read (profile paths; empty: all of them).
 std::vector<std::string> fields_read_by(DataFamily f);
