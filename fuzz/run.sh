@@ -6,7 +6,7 @@
 #   FUZZ_JOBS=N fuzz/run.sh ...               (targets run at once; default 2)
 #
 # Targets: program hw_profile model_config strategy sweep_spec csv trace. Each starts from its
-# seed corpus (fuzz/corpus/<target>/) plus what earlier runs found (build-fuzz/fuzz-out/corpus/),
+# seed corpus (fuzz/corpus/<target>/ and the shipped folders in fuzz/seeds.txt) plus what earlier runs found (build-fuzz/fuzz-out/corpus/),
 # with fuzz/dict/. A crash, sanitizer report, timeout (10 s) or memory blow-up (an allocation over
 # 2 GiB, or 4 GiB in all) stops the target and leaves its input in
 # build-fuzz/fuzz-out/<target>-crash-*; the summary lists them.
@@ -37,6 +37,9 @@ dict_of() { case $1 in trace) echo fuzz/dict/trace.dict ;; csv) echo fuzz/dict/c
 # allocator's bookkeeping); replay a crash file to get the full report.
 asan_options=${ASAN_OPTIONS:-detect_leaks=1:malloc_context_size=0:max_malloc_fill_size=0:quarantine_size_mb=64}
 
+# The shipped folders that seed a target as they are (fuzz/seeds.txt).
+seed_dirs() { awk -v t="$1" '$1 == t { print $2 }' fuzz/seeds.txt; }
+
 run_one() {
   local t=$1
   mkdir -p "$out/corpus/$t"
@@ -44,7 +47,7 @@ run_one() {
   OVERLAPSIM_HOME="$PWD" ASAN_OPTIONS="$asan_options" UBSAN_OPTIONS=print_stacktrace=1 \
     "build-fuzz/fuzz/fuzz_$t" -runs="$runs" -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=2048 -max_len=16384 \
     -dict="$(dict_of "$t")" -print_final_stats=1 -artifact_prefix="$out/$t-" \
-    "$out/corpus/$t" "fuzz/corpus/$t" </dev/null >"$out/$t.log" 2>&1 || true
+    "$out/corpus/$t" "fuzz/corpus/$t" $(seed_dirs "$t") </dev/null >"$out/$t.log" 2>&1 || true
 }
 
 pids=()

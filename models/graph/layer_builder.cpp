@@ -99,12 +99,17 @@ LayerBuilder::LayerBuilder(const ModelConfig& model, const HwProfile& hw, const 
     for (LayerType t : {LayerType::swa, LayerType::csa, LayerType::hca})
       graphs_.push_back({t, v4_graph()});
   }
+  // No cycle, and every edge runs forward in declaration order: the declaration order is then a
+  // topological order, and canonical_ops can return it as it is.
   for (auto& [type, g] : graphs_) {
     try {
       g.topological_order();
     } catch (const std::invalid_argument& e) {
       throw InputError(model.file, 0, "layer " + to_string(type), e.what());
     }
+    const std::string problem = g.check_order(g.nodes());
+    if (!problem.empty())
+      throw InputError(model.file, 0, "layer " + to_string(type), "op order: " + problem);
   }
 }
 
@@ -132,13 +137,8 @@ const OpGraph& LayerBuilder::op_graph(LayerType type) const {
 }
 
 std::vector<std::string> LayerBuilder::canonical_ops(LayerType type) const {
-  // The graph declares its ops in SGLang's order; the constructor checked it has no cycle, and
-  // every edge runs forward in declaration order (checked here), so the order is topological.
-  const OpGraph& g = op_graph(type);
-  const std::string problem = g.check_order(g.nodes());
-  if (!problem.empty())
-    throw InputError(m_.file, 0, "layer " + to_string(type), "op order: " + problem);
-  return g.nodes();
+  // SGLang's order, as the graph declares it (a topological order: checked in the constructor).
+  return op_graph(type).nodes();
 }
 
 // An op of the first layer of a type, planned for a one-token micro-batch (its kernels and their

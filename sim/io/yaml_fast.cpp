@@ -348,33 +348,41 @@ class FastParser {
     return n;
   }
 
+  // The items of a flow collection up to `close` ('}' or ']'), comma-separated; `item` reads one.
+  template <class Item>
+  void flow_items(int indent, char close, Item item) {
+    ++pos_;  // '{' or '['
+    flow_space(indent);
+    if (cur() == close) {
+      ++pos_;
+      return;
+    }
+    while (true) {
+      item();
+      flow_space(indent);
+      if (cur() == close) {
+        ++pos_;
+        return;
+      }
+      if (cur() != ',') throw Unsupported{};
+      ++pos_;
+      flow_space(indent);
+      if (cur() == close || cur() == ',') throw Unsupported{};
+    }
+  }
+
   std::uint32_t flow_map(int indent) {
     enter();
     const std::uint32_t line = line_;
     const size_t mark = stack_.size();
-    ++pos_;  // '{'
-    flow_space(indent);
-    if (cur() == '}') {
-      ++pos_;
-    } else {
-      while (true) {
-        if (cur() == '"' || cur() == '\'' || cur() == '{' || cur() == '[') throw Unsupported{};
-        stack_.push_back(flow_plain(true));
-        ++pos_;  // ':'
-        if (cur() != ' ' && cur() != '\n') throw Unsupported{};
-        flow_space(indent);
-        stack_.push_back(flow_node(indent));
-        flow_space(indent);
-        if (cur() == '}') {
-          ++pos_;
-          break;
-        }
-        if (cur() != ',') throw Unsupported{};
-        ++pos_;
-        flow_space(indent);
-        if (cur() == '}' || cur() == ',') throw Unsupported{};
-      }
-    }
+    flow_items(indent, '}', [&] {
+      if (cur() == '"' || cur() == '\'' || cur() == '{' || cur() == '[') throw Unsupported{};
+      stack_.push_back(flow_plain(true));
+      ++pos_;  // ':'
+      if (cur() != ' ' && cur() != '\n') throw Unsupported{};
+      flow_space(indent);
+      stack_.push_back(flow_node(indent));
+    });
     --depth_;
     return add_container(FastNode::map, line, mark);
   }
@@ -383,24 +391,7 @@ class FastParser {
     enter();
     const std::uint32_t line = line_;
     const size_t mark = stack_.size();
-    ++pos_;  // '['
-    flow_space(indent);
-    if (cur() == ']') {
-      ++pos_;
-    } else {
-      while (true) {
-        stack_.push_back(flow_node(indent));
-        flow_space(indent);
-        if (cur() == ']') {
-          ++pos_;
-          break;
-        }
-        if (cur() != ',') throw Unsupported{};
-        ++pos_;
-        flow_space(indent);
-        if (cur() == ']' || cur() == ',') throw Unsupported{};
-      }
-    }
+    flow_items(indent, ']', [&] { stack_.push_back(flow_node(indent)); });
     --depth_;
     return add_container(FastNode::seq, line, mark);
   }
