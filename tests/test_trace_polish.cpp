@@ -94,3 +94,25 @@ TEST_CASE("trace: launch arrows, no empty tracks, micro-batch tracks only where 
     CHECK(f["ts"].get<double>() >= sts);  // a kernel starts after its launch
   }
 }
+
+TEST_CASE("trace: a strategy compared with itself is traced twice, not freed in between",
+          "[trace]") {
+  // Both runs go to the watcher, so neither comes from the session's cache; the second used to
+  // replace the cache entry the first reference pointed to (std::bad_alloc, exit 1).
+  const fs::path dir = fs::temp_directory_path() / "overlapsim-tests";
+  fs::create_directories(dir);
+  const std::string trace = (dir / "self-trace.json").string();
+  const CliResult r = cli({"whatif", "--model", "deepseek-v3", "--hw", "h800-sxm", "--phase",
+                           "decode", "--tokens-per-gpu", "32", "--context", "2000", "--ep", "16",
+                           "--strategy", "no-overlap", "--json", "--trace", trace});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const Json j = Json::parse(r.out);
+  CHECK(j["speedup"].get<double>() == 1.0);  // the same program twice: identical runs
+  std::ifstream in(trace);
+  const Json t = Json::parse(in);
+  int process_names = 0;
+  for (const auto& e : t["traceEvents"])
+    if (e.value("ph", "") == "M" && e.value("name", "") == "process_name") ++process_names;
+  CHECK(process_names == 2);  // one process per run
+}

@@ -130,6 +130,10 @@ const StrategyRun& WhatIfSession::run(const Strategy& s, RunWatcher* watch) {
   }
   r->timeline.reset();  // the statistics are kept; the timeline is only needed while running
   r->stats.memory = memory_per_gpu(model_, hw_, w, r->stats.split);
+  if (watch) {
+    watched_.push_back(std::move(r));
+    return *watched_.back();
+  }
   auto& slot = cache_[key];
   slot = std::move(r);
   return *slot;

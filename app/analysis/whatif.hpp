@@ -124,6 +124,9 @@ class WhatIfSession {
   HwProfile hw_;
   Workload w_;
   std::map<std::string, std::unique_ptr<StrategyRun>> cache_;
+  // Watched runs (traced: their events went to a watcher) are kept apart from the cache, so a
+  // strategy compared with itself under a watcher does not free the run the first reference holds.
+  std::vector<std::unique_ptr<StrategyRun>> watched_;
 };
 void write_whatif_json(std::ostream& out, const WhatIfResult& r);
 void write_whatif_table(std::ostream& out, const WhatIfResult& r);
