@@ -245,3 +245,46 @@ TEST_CASE("solo time in closed form equals the engine's run of the kernel alone"
     CHECK(solo_time_us(hw, b.p.kernels[0]) == Approx(Engine(hw).run(b.p).makespan_us));
   }
 }
+
+namespace {
+// Stream 0: a GEMM-like kernel of 8 equal CTAs (8e7 FLOPs at 1e6 per us per SM: 80 us of work on
+// one SM; with R CTAs resident it takes ceil(8 / R) waves of 10 us); launched first. Stream 1: a
+// kernel of 2 CTAs (1e7 FLOPs: 10 us on one SM, 5 us on two). 4 SMs, one CTA per SM.
+// `persistent`: the first kernel's grid is 4 CTAs looping over its 8 tiles instead.
+double two_streams_us(double dispatch_share, bool persistent) {
+  Hardware hw = toy_gpu(4);
+  hw.sm.dispatch_share = dispatch_share;
+  ProgramBuilder b(2);
+  Work big = compute_work(8e7, persistent ? 4 : 8);
+  big.tiles = 8;
+  b.kernel("big", 0, big);
+  b.kernel("small", 1, compute_work(1e7, 2));
+  return Engine(hw).run(b.p).makespan_us;
+}
+}  // namespace
+
+TEST_CASE("dispatch in launch order: a later kernel waits for a multi-wave grid's last CTA",
+          "[coresidency][dispatch]") {
+  // dispatch_share 0 (Hopper's block scheduler): the big kernel holds all 4 SMs for its 2 waves
+  // (2 x 10 us = 20 us); the small one then runs 5 us on 2 SMs: 25 us.
+  CHECK(two_streams_us(0.0, false) == Approx(25.0));
+}
+
+TEST_CASE("dispatch in turn: a waiting stream gets its share as a multi-wave grid's CTAs retire",
+          "[coresidency][dispatch]") {
+  // dispatch_share 1, two streams holding or waiting for SMs: the small kernel gets 4 / 2 = 2 SMs
+  // at once and ends at 5 us. The big kernel runs on the other 2 (4 waves: 40 us for all of it),
+  // so by 5 us it has done 5 / 40 = 1/8; back on 4 SMs (20 us for all) the other 7/8 take
+  // 17.5 us: 22.5 us in all, against 25 in launch order.
+  CHECK(two_streams_us(1.0, false) == Approx(22.5));
+  // dispatch_share 0.5: 0.5 x 4 / 2 = 1 SM for the small kernel (2 waves of 5 us: 10 us); the big
+  // one on 3 SMs (3 waves: 30 us for all) does 1/3 by then; the other 2/3 on 4 SMs take 13.33 us.
+  CHECK(two_streams_us(0.5, false) == Approx(10.0 + 20.0 * 2.0 / 3.0));
+}
+
+TEST_CASE("a persistent grid has no CTAs left to hand over: the later kernel waits",
+          "[coresidency][dispatch]") {
+  // The same work in 4 persistent CTAs (one per SM, looping over 8 tiles): nothing retires before
+  // the end, so even dispatch in turn leaves the small kernel waiting: 20 + 5 us.
+  CHECK(two_streams_us(1.0, true) == Approx(25.0));
+}

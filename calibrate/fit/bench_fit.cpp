@@ -236,9 +236,9 @@ void fit_hbm(HwProfile& hw, const BenchData& d, BenchFitResult& res) {
   res.families.push_back(fit_family(hw, res, "hbm", rows, {bw, sat}));
 }
 
-// The issue capacity co-resident kernels share on one SM, from the concurrent pairs' together
-// times (each pair run through the engine). Pairs whose kernels never share an SM do not inform
-// it, and it keeps its documented default.
+// The issue capacity co-resident kernels share on one SM and the dispatch share of a waiting
+// stream, from the concurrent pairs' together times (each pair run through the engine). Pairs whose
+// kernels never share an SM do not inform it, and it keeps its documented default.
 void fit_concurrency(HwProfile& hw, const BenchData& d, BenchFitResult& res) {
   const auto all = concurrency_measurements(d, hw);
   if (all.empty()) return;
@@ -247,7 +247,13 @@ void fit_concurrency(HwProfile& hw, const BenchData& d, BenchFitResult& res) {
   const Knob issue{"sm.issue_capacity",
                    [](const HwProfile& h) { return h.engine.sm.issue_capacity; },
                    [](HwProfile& h, double v) { h.engine.sm.issue_capacity = v; }, 0.25, 2.0};
-  res.families.push_back(fit_family(hw, res, "concurrency", rows, {issue}));
+  // How the block scheduler serves a second stream while a multi-wave grid runs: only pairs
+  // whose first kernel has CTAs left to dispatch inform it (the small-kernels pair beside a
+  // non-persistent GEMM); otherwise it is kept.
+  const Knob dispatch{"sm.dispatch_share",
+                      [](const HwProfile& h) { return h.engine.sm.dispatch_share; },
+                      [](HwProfile& h, double v) { h.engine.sm.dispatch_share = v; }, 0.0, 1.0};
+  res.families.push_back(fit_family(hw, res, "concurrency", rows, {issue, dispatch}));
 }
 
 void fit_l2(HwProfile& hw, const BenchData& d, BenchFitResult& res) {

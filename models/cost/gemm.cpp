@@ -107,7 +107,9 @@ Candidate candidate(const HwProfile& hw, const GemmShape& s, int bm, int bn, int
   w.tile_overhead_us = g.tile_overhead_us + g.k_iteration_us * k_steps;
   w.tile_serial_bytes = g.epilogue_write_fraction * bm * bn * s.out_bytes;
   w.tiles = static_cast<std::int64_t>(c.tile.tiles);
-  w.ctas = std::min<std::int64_t>(w.tiles, avail);  // persistent: one CTA per SM it can use
+  // Persistent: one CTA per SM it can use; otherwise one CTA per tile (the cap then bounds the
+  // CTAs resident at once).
+  w.ctas = g.persistent ? std::min<std::int64_t>(w.tiles, avail) : w.tiles;
   w.ctas_per_sm = 1;
   w.cta = gemm_footprint(hw, s, bm, bn);
   w.fixed_latency_us = g.fixed_latency_us;
@@ -158,6 +160,8 @@ std::uint64_t fingerprint(const HwProfile& hw) {
   num(g.cta_registers_per_thread);
   num(g.cta_base_registers);
   num(g.pipeline_stages);
+  num(g.persistent);
+  num(e.sm.dispatch_share);
   return h;
 }
 

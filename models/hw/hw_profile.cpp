@@ -68,11 +68,11 @@ class SourcedReader {
 void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams& k, int sm_count) {
   yaml::Map m(v, {"gemm", "attention", "memory", "comm", "framework_op_us"});
   {
-    yaml::Map g(
-        m.required("gemm"),
-        {"block_m", "block_n", "block_k", "efficiency", "efficiency_m64_ratio", "tile_overhead_us",
-         "k_iteration_us", "epilogue_write_fraction", "fixed_latency_us", "masked_m_spread",
-         "cta_threads", "cta_registers_per_thread", "cta_base_registers", "pipeline_stages"});
+    yaml::Map g(m.required("gemm"),
+                {"block_m", "block_n", "block_k", "efficiency", "efficiency_m64_ratio",
+                 "tile_overhead_us", "k_iteration_us", "epilogue_write_fraction",
+                 "fixed_latency_us", "masked_m_spread", "cta_threads", "cta_registers_per_thread",
+                 "cta_base_registers", "pipeline_stages", "persistent"});
     GemmParams& p = k.gemm;
     p.block_m = num.read_int_list(g.required("block_m"), 16, 512);
     p.block_n = num.read_int_list(g.required("block_n"), 8, 512);
@@ -93,6 +93,10 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
         static_cast<int>(num.read_opt(g, "cta_registers_per_thread", {0, 1024}, 0));
     p.cta_base_registers = static_cast<int>(num.read_opt(g, "cta_base_registers", {0, 1024}, 0));
     p.pipeline_stages = static_cast<int>(num.read_opt(g, "pipeline_stages", {0, 64}, 0));
+    const double persistent = num.read_opt(g, "persistent", {0, 1}, 1);
+    if (persistent != 0 && persistent != 1)
+      g.required("persistent").fail("must be 1 (one CTA per SM) or 0 (one CTA per tile)");
+    p.persistent = static_cast<int>(persistent);
   }
   {
     yaml::Map a(m.required("attention"),
@@ -164,13 +168,14 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
     m.required("sm_count").fail("must be a whole number of SMs");
   if (auto sv = m.optional("sm")) {
     // What one SM (CU) holds at once: CTAs of different kernels share it when they fit.
-    yaml::Map sm(*sv,
-                 {"max_ctas", "max_threads", "registers", "shared_memory_kib", "issue_capacity"});
+    yaml::Map sm(*sv, {"max_ctas", "max_threads", "registers", "shared_memory_kib",
+                       "issue_capacity", "dispatch_share"});
     hw.sm.max_ctas = static_cast<int>(num.read(sm, "max_ctas", {1, 1024}));
     hw.sm.max_threads = static_cast<int>(num.read(sm, "max_threads", {32, 65536}));
     hw.sm.registers = static_cast<int>(num.read(sm, "registers", {1024, 1 << 24}));
     hw.sm.shared_bytes = num.read(sm, "shared_memory_kib", {0, 65536}) * units::kBytesPerKiB;
     hw.sm.issue_capacity = num.read_opt(sm, "issue_capacity", {0.1, 4}, 1.0);
+    hw.sm.dispatch_share = num.read_opt(sm, "dispatch_share", {0, 1}, 0.0);
   }
   p.boost_clock_mhz = num.read(m, "boost_clock_mhz", yaml::kPositive);
   p.sustained_clock_mhz =

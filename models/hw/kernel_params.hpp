@@ -29,6 +29,10 @@ struct GemmParams {
   int cta_registers_per_thread = 0;
   int cta_base_registers = 0;
   int pipeline_stages = 0;
+  // 1: persistent, one CTA per SM it uses looping over tiles (DeepGEMM); 0: one CTA per tile
+  // (hipBLASLt / CK grids), so its CTAs retire wave by wave and the block scheduler can hand the
+  // freed SMs to kernels of other streams (sm.dispatch_share).
+  int persistent = 1;
 };
 
 struct AttentionParams {

@@ -310,7 +310,63 @@ class Run {
     }
     for (int k : new_ready_) kr_[k].fresh = false;
     new_ready_.clear();
+    if (hw_.sm.dispatch_share > 0 && !ready_.empty()) changed |= interleave();
     if (changed) rates_dirty_ = true;
+    return changed;
+  }
+
+  // A running kernel with more CTAs left than it has resident dispatches them wave by wave; a
+  // block scheduler that serves streams in turn (sm.dispatch_share > 0) hands the SMs its retiring
+  // CTAs free to a waiting kernel of another stream, up to that kernel's share: dispatch_share x
+  // the SMs / the streams holding or waiting for SMs. The fluid model hands them over at once.
+  bool donates(int r, int stream) const {
+    const KernelRun& x = kr_[r];
+    return x.stream != stream && x.resident > 0 && x.latency_left <= 0 && !x.spinning &&
+           x.remaining * models_[r].grid > x.resident;
+  }
+  bool interleave() {
+    bool changed = false;
+    for (size_t i = 0; i < ready_.size();) {
+      const int k = ready_[i];
+      const int stream = kr_[k].stream;
+      donors_.clear();
+      if (models_[k].grid > 0)
+        for (int r : running_)
+          if (donates(r, stream)) donors_.push_back(r);
+      if (donors_.empty()) {
+        ++i;
+        continue;
+      }
+      stream_seen_.assign(streams_.size(), 0);
+      int streams = 1;
+      stream_seen_[stream] = 1;
+      for (int r : running_)
+        if (kr_[r].resident > 0 && !stream_seen_[kr_[r].stream]) {
+          stream_seen_[kr_[r].stream] = 1;
+          ++streams;
+        }
+      const int share_sms =
+          std::max(1, static_cast<int>(hw_.sm.dispatch_share * hw_.sm_count / streams));
+      const int want = std::min(placeable(k), share_sms * models_[k].occupancy);
+      for (int r : donors_) {
+        pool_.release(r);
+        kr_[r].resident = 0;
+      }
+      const int got = want > 0 ? pool_.place(k, want) : 0;
+      for (int r : donors_) {
+        KernelRun& x = kr_[r];
+        x.resident = pool_.place(r, placeable(r));
+        x.sms = pool_.sms_of(r);
+        obs_->on_kernel_sms(t_, r, x.sms);
+      }
+      if (got <= 0) {
+        ++i;
+        continue;
+      }
+      ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(i));
+      start(k, got);
+      changed = true;
+    }
     return changed;
   }
 
@@ -548,9 +604,11 @@ class Run {
   std::vector<Record> records_;
   std::vector<int> latest_record_;
   std::vector<int> ready_;
-  std::vector<int> new_ready_;  // became ready since the last placement round
-  std::vector<int> running_;    // in start order
-  std::vector<int> spinners_;   // running kernels polling for a record that has not fired
+  std::vector<int> new_ready_;     // became ready since the last placement round
+  std::vector<int> donors_;        // scratch of interleave()
+  std::vector<char> stream_seen_;  // scratch of interleave()
+  std::vector<int> running_;       // in start order
+  std::vector<int> spinners_;      // running kernels polling for a record that has not fired
   std::vector<int> solver_index_;
   std::vector<int> finishing_;
   double t_ = 0;

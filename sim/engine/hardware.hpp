@@ -24,6 +24,12 @@ struct SmCapacity {
   // CTAs use at full speed alone (the pipe time their efficiency leaves busy): 1 = co-resident
   // CTAs can fill exactly the idle issue slots. Fitted from concurrent pairs (calibrate --bench).
   double issue_capacity = 1.0;
+  // How the block scheduler serves kernels of different streams when a running kernel still has
+  // CTAs to dispatch (a grid of several waves): 0 = in launch order (a later kernel gets only the
+  // room the earlier one leaves until the earlier one's last CTA is dispatched); 1 = an equal
+  // share of the SMs per contending stream, taken as the running kernel's CTAs retire (hardware
+  // queues arbitrated round-robin); between: that fraction of the equal share.
+  double dispatch_share = 0.0;
   bool given() const { return max_ctas > 0 && max_threads > 0 && registers > 0; }
 };
 
