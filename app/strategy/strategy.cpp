@@ -179,7 +179,7 @@ Strategy load_strategy(const std::string& name_or_path, ModelFamily family) {
   } catch (const NameError& e) {
     throw InputError("", 0, "strategy", e.what());
   }
-  Strategy s = parse_strategy(yaml::load_file(path));
+  Strategy s = yaml::parse_file(path, parse_strategy);
   if (s.family != family)
     throw InputError(path, s.family_line, "model_family",
                      "strategy '" + s.name + "' is for another model family");

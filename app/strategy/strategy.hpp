@@ -29,6 +29,7 @@ struct Placement {
   // from the cache the KV write fills). Each must be one of the kernel's dependencies.
   std::vector<std::string> independent_of;
   int line = 0;
+  bool operator==(const Placement&) const = default;
 };
 
 struct LayerStrategy {
@@ -36,6 +37,7 @@ struct LayerStrategy {
   std::vector<int> lines;          // line of each item
   std::vector<Placement> placement;
   int line = 0;
+  bool operator==(const LayerStrategy&) const = default;
 };
 
 // What SGLang calls this strategy (optional `sglang:` block): whether SGLang ships it, for which
@@ -53,6 +55,7 @@ struct SglangInfo {
   // SGLang can run it (shipped, or shipped as far as we know).
   bool runs_in_sglang() const { return status == "shipped" || status == "unsure"; }
   bool for_phase(const std::string& phase) const;
+  bool operator==(const SglangInfo&) const = default;
 };
 
 struct Strategy {
@@ -74,6 +77,7 @@ struct Strategy {
   int layers_line = 1;
 
   const LayerStrategy& for_type(LayerType type) const;
+  bool operator==(const Strategy&) const = default;
 };
 
 // By shipped name (strategies/deepseek-v3/ or deepseek-v4/ by the model's family) or path.

@@ -145,6 +145,7 @@ ModelConfig load_model_config(const std::string& name_or_path,
   } catch (const NameError& e) {
     throw InputError("", 0, "model", e.what());
   }
+  if (overrides.empty()) return yaml::parse_file(path, parse_model_config);
   const yaml::Value root = yaml::load_file(path);
   try {
     apply_overrides(root, overrides);

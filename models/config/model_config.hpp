@@ -61,6 +61,7 @@ struct ModelConfig {
   // Multi-token prediction (optional `mtp:` block): the share of drafted second tokens the main
   // model accepts; 0 when the config gives none (overlapsim plan then does not search MTP).
   double mtp_acceptance_rate = 0;
+  bool operator==(const ModelConfig&) const = default;
 };
 
 ModelConfig load_model_config(const std::string& name_or_path);

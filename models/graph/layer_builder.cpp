@@ -141,13 +141,13 @@ std::vector<std::string> LayerBuilder::canonical_ops(LayerType type) const {
   return op_graph(type).nodes();
 }
 
-// An op of the first layer of a type, planned for a one-token micro-batch (its kernels and their
-// dependencies do not depend on the batch).
+// An op of the first layer of a type, planned for the whole batch (its kernels and their
+// dependencies do not depend on the batch; the whole batch's plan is the one a run without
+// micro-batches builds anyway, so checking a strategy costs no layer of its own).
 const OpPlan* LayerBuilder::sample_op(LayerType type, const std::string& op) const {
   for (int l = 0; l < m_.layers; ++l) {
     if (layer_type(l) != type) continue;
-    MicroBatch mb{1, 1, {{1, std::max<std::int64_t>(w_.context, 1), 1}}};
-    return plan(l, mb, "x").find(op);
+    return plan(l, whole_batch(w_), "A").find(op);
   }
   return nullptr;
 }

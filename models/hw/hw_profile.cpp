@@ -304,6 +304,7 @@ HwProfile load_hw_profile(const std::string& name_or_path,
   } catch (const NameError& e) {
     throw InputError("", 0, "hardware", e.what());
   }
+  if (overrides.empty()) return yaml::parse_file(path, parse_hw_profile);
   const yaml::Value root = yaml::load_file(path);
   try {
     apply_overrides(root, overrides);

@@ -46,6 +46,10 @@ class FastDoc {
     return nodes_[kids_[n.begin + 2 * i + 1]];
   }
 
+  // Values read from this document carry their path ("a.b[2].c") as yaml-cpp values do. Off for
+  // large programs, whose errors are located by a second read with yaml-cpp anyway.
+  bool track_paths = false;
+
  private:
   friend class FastParser;
   std::vector<FastNode> nodes_;

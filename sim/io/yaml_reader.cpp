@@ -66,8 +66,11 @@ Value::Value(std::shared_ptr<const std::string> file, YAML::Node node, std::stri
 Value::Value(std::shared_ptr<const std::string> file, const FastDoc* doc, const FastNode* node)
     : file_(std::move(file)), line_(static_cast<int>(node->line)), doc_(doc), fast_(node) {}
 
-Value Value::child(const FastNode& n, std::string_view) const {
-  return Value(file_, doc_, &n);
+Value Value::child(const FastNode& n, std::string_view key) const {
+  Value v(file_, doc_, &n);
+  if (doc_->track_paths)
+    v.path_ = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  return v;
 }
 
 const YAML::Node& Value::raw() const {
@@ -157,8 +160,10 @@ std::vector<Value> Value::items() const {
   std::vector<Value> out;
   if (fast_) {
     out.reserve(fast_->size);
-    for (std::uint32_t i = 0; i < fast_->size; ++i)
+    for (std::uint32_t i = 0; i < fast_->size; ++i) {
       out.push_back(Value(file_, doc_, &doc_->item(*fast_, i)));
+      if (doc_->track_paths) out.back().path_ = path_ + "[" + std::to_string(i) + "]";
+    }
     return out;
   }
   out.reserve(node_.size());

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/io/yaml_fast.hpp"
@@ -99,11 +100,30 @@ class Map {
   Value self_;
 };
 
+// Parses YAML text; `name` is the file named in errors (malformed YAML, empty: InputError).
+Value load_string(const std::string& text, const std::string& name);
 // Reads a file (missing file, directory, unreadable, malformed YAML: InputError).
 Value load_file(const std::string& path);
 // The text of a file (missing file, directory, unreadable: InputError).
 std::string read_file(const std::string& path);
-Value load_string(const std::string& text, const std::string& name);
+
+// Reads the file at `path` and gives `parse` its root: through FastDoc (paths and lines as
+// yaml-cpp gives them) when the text is in its subset, and otherwise - or after any error at all -
+// through yaml-cpp, so the result and every error are exactly yaml-cpp's. `parse` must not depend
+// on anything but the value (it may run twice).
+template <class Parse>
+auto parse_file(const std::string& path, Parse&& parse)
+    -> decltype(parse(std::declval<const Value&>())) {
+  const std::string text = read_file(path);
+  if (auto doc = FastDoc::parse(text)) {
+    doc->track_paths = true;
+    try {
+      return parse(Value(std::make_shared<const std::string>(path), doc.get(), &doc->root()));
+    } catch (...) {  // not readable without yaml-cpp, or bad input: read again below
+    }
+  }
+  return parse(load_string(text, path));
+}
 
 // Closest candidate within a small edit distance, or empty.
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
