@@ -123,7 +123,10 @@ class WhatIfSession {
   ModelConfig model_;
   HwProfile hw_;
   Workload w_;
+  const LayerBuilder& builder(const Workload& w);
+
   std::map<std::string, std::unique_ptr<StrategyRun>> cache_;
+  std::map<int, std::unique_ptr<LayerBuilder>> builders_;  // by DeepEP mode and CUDA graphs
   // Watched runs (traced: their events went to a watcher) are kept apart from the cache, so a
   // strategy compared with itself under a watcher does not free the run the first reference holds.
   std::vector<std::unique_ptr<StrategyRun>> watched_;
