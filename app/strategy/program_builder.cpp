@@ -1,8 +1,8 @@
 #include "app/strategy/program_builder.hpp"
 
 #include <algorithm>
-#include <map>
-#include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "sim/core/error.hpp"
 
@@ -301,8 +301,8 @@ class Builder {
   const HwProfile& hw_;
   BuiltProgram out_;
   std::vector<std::vector<const LayerPlan*>> plans_;
-  std::map<std::string, int> events_;
-  std::set<std::string> recorded_;
+  std::unordered_map<std::string, int> events_;
+  std::unordered_set<std::string> recorded_;
   int cur_stage_ = -1;
 };
 
