@@ -12,9 +12,10 @@ const std::vector<Caveat>& all_caveats() {
        "DP attention is always on: tensor-parallel attention is not built, and no flag or sweep "
        "field turns DP attention off."},
       {"mi355x-fp8",
-       "MI355X FP8 GEMM efficiency is fitted to seed 2's three in-sample kernels, which no single "
-       "GEMM curve fits (q_b comes out 50 % fast, wqkv_a 19 % slow), so MI355X GEMM times are "
-       "uncertain to about a factor of two."},
+       "MI355X FP8 GEMM efficiency and per-tile overhead are fitted to three kernels of seed 2's "
+       "timeline as read inside its multi-stream run (q_b comes out 16 % fast, wqkv_a 11 % slow, "
+       "the per-tile overhead at its 10 us bound); no other MI355X kernel is measured, so MI355X "
+       "times away from those shapes are uncertain to about a factor of two."},
   };
   return all;
 }

@@ -17,6 +17,22 @@
 namespace ovs {
 namespace {
 
+// The CSV lines of the rows a fit used, as ranges: "2-4, 9".
+std::string line_ranges(const std::vector<const Measurement*>& rows) {
+  std::vector<int> lines;
+  for (const auto* m : rows) lines.push_back(m->line);
+  std::sort(lines.begin(), lines.end());
+  std::string out;
+  for (size_t i = 0; i < lines.size();) {
+    size_t j = i;
+    while (j + 1 < lines.size() && lines[j + 1] == lines[j] + 1) ++j;
+    if (!out.empty()) out += ", ";
+    out += j > i ? fmt::format("{}-{}", lines[i], lines[j]) : std::to_string(lines[i]);
+    i = j + 1;
+  }
+  return out;
+}
+
 // A parameter of the profile the fit may move.
 struct Knob {
   std::string path;
@@ -59,8 +75,9 @@ FitReport fit_rows(HwProfile& hw, const std::string& family,
     *knobs[i].target = v * knobs[i].scale;
     r.fields.push_back(
         {knobs[i].path, v,
-         fmt::format("fitted by {} ({} {} rows, MAPE {:.1f}% -> {:.1f}%)", provenance, rows.size(),
-                     family, 100 * r.mape_before, 100 * r.mape_after)});
+         fmt::format("fitted by {} ({} {} rows, CSV lines {}, MAPE {:.1f}% -> {:.1f}%)", provenance,
+                     rows.size(), family, line_ranges(rows), 100 * r.mape_before,
+                     100 * r.mape_after)});
   }
   r.mape_after = mape_of(hw, rows);
   std::vector<std::pair<double, const Measurement*>> errs;

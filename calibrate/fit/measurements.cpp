@@ -259,6 +259,21 @@ void load_seed(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) {
       m.predict_us = [tokens, dim](const HwProfile& h) {
         return solo_us(h, {rmsnorm_cost(h, tokens, dim, true)});
       };
+    } else if (kind == "v4_in_run") {
+      // Kernels' durations as the seed read them: inside the multi-stream run of the block.
+      const std::string model = t.at(i, "model");
+      const std::int64_t tokens = whole(t, i, "tokens");
+      std::vector<std::string> prefixes;
+      {
+        std::istringstream words(t.at(i, "kernels"));
+        for (std::string w; words >> w;) prefixes.push_back(w);
+      }
+      if (prefixes.empty())
+        throw InputError(t.file(), line, "kernels", "name the kernels (name prefixes)");
+      m.label = fmt::format("{} in the multi-stream run, {} tokens", t.at(i, "row"), tokens);
+      m.predict_us = [model, tokens, prefixes](const HwProfile& h) {
+        return seed_in_run_us(h, model, tokens, prefixes);
+      };
     } else if (kind == "v4_side" || kind == "v4_block") {
       const std::string model = t.at(i, "model");
       const std::int64_t tokens = whole(t, i, "tokens");

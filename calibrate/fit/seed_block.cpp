@@ -105,6 +105,23 @@ double seed_block_us(const HwProfile& hw, const std::string& model, std::int64_t
   return multistream ? b.makespan_us : b.serial_us;
 }
 
+double seed_in_run_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
+                      const std::vector<std::string>& prefixes) {
+  const ModelConfig m = load_model_config(model);
+  const LayerBuilder lb(m, hw, seed_workload(tokens));
+  const Program p = block_program(csa_attention(lb), load_strategy("multistream", m.family));
+  Timeline tl(p);
+  Engine(hw.engine).run(p, &tl);
+  double total = 0;
+  for (size_t i = 0; i < p.kernels.size(); ++i)
+    for (const auto& x : prefixes)
+      if (p.kernels[i].name.rfind(x, 0) == 0) {
+        total += tl.kernels()[i].duration_us();
+        break;
+      }
+  return total;
+}
+
 double seed_side_branches_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
                              const std::vector<std::string>& prefixes) {
   const ModelConfig m = load_model_config(model);

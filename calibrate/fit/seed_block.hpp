@@ -30,4 +30,10 @@ double seed_block_us(const HwProfile& hw, const std::string& model, std::int64_t
 double seed_side_branches_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
                              const std::vector<std::string>& prefixes);
 
+// The durations, inside the block's multi-stream run, of the kernels whose names start with one
+// of `prefixes`, summed: what a profiler shows for them in that run (the seed's timeline rows were
+// read from such a run, where each kernel shares its CUs with the side streams).
+double seed_in_run_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
+                      const std::vector<std::string>& prefixes);
+
 }  // namespace ovs
