@@ -227,6 +227,14 @@ void load_flashmla(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) 
   }
 }
 
+// The words of a cell ("kv_write compressor indexer").
+std::vector<std::string> words_of(const std::string& cell) {
+  std::vector<std::string> out;
+  std::istringstream words(cell);
+  for (std::string w; words >> w;) out.push_back(w);
+  return out;
+}
+
 // Seed 2's MI355X timeline (calibrate/published/seed2-*.csv): single GEMMs, a norm, and blocks of
 // a V4 layer's attention kernels predicted from the model's own layer graph.
 void load_seed(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) {
@@ -263,11 +271,7 @@ void load_seed(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) {
       // Kernels' durations as the seed read them: inside the multi-stream run of the block.
       const std::string model = t.at(i, "model");
       const std::int64_t tokens = whole(t, i, "tokens");
-      std::vector<std::string> prefixes;
-      {
-        std::istringstream words(t.at(i, "kernels"));
-        for (std::string w; words >> w;) prefixes.push_back(w);
-      }
+      const std::vector<std::string> prefixes = words_of(t.at(i, "kernels"));
       if (prefixes.empty())
         throw InputError(t.file(), line, "kernels", "name the kernels (name prefixes)");
       m.label = fmt::format("{} in the multi-stream run, {} tokens", t.at(i, "row"), tokens);
@@ -277,11 +281,7 @@ void load_seed(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) {
     } else if (kind == "v4_side" || kind == "v4_block") {
       const std::string model = t.at(i, "model");
       const std::int64_t tokens = whole(t, i, "tokens");
-      std::vector<std::string> prefixes;
-      {
-        std::istringstream words(t.at(i, "kernels"));
-        for (std::string w; words >> w;) prefixes.push_back(w);
-      }
+      const std::vector<std::string> prefixes = words_of(t.at(i, "kernels"));
       if (kind == "v4_side" && prefixes.empty())
         throw InputError(t.file(), line, "kernels", "name the side-branch kernels' prefixes");
       m.label = fmt::format("{} {} {} tokens", t.at(i, "row"), model, tokens);

@@ -304,8 +304,7 @@ class Run {
           continue;
         }
       }
-      ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(i));
-      start(k, got);
+      start_ready(i, got);
       changed = true;
     }
     for (int k : new_ready_) kr_[k].fresh = false;
@@ -363,11 +362,17 @@ class Run {
         ++i;
         continue;
       }
-      ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(i));
-      start(k, got);
+      start_ready(i, got);
       changed = true;
     }
     return changed;
+  }
+
+  // Starts the i-th waiting kernel with `ctas` CTAs placed.
+  void start_ready(size_t i, int ctas) {
+    const int k = ready_[i];
+    ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(i));
+    start(k, ctas);
   }
 
   void start(int k, int ctas) {
