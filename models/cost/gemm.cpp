@@ -82,30 +82,41 @@ Operands operand_bytes(const GemmShape& s) {
   return o;
 }
 
+// Split-K's extra traffic: each of the `split` parts writes its FP32 partial output and the
+// reduction reads them all back.
+double split_reduce_bytes(const GemmShape& s, int split) {
+  if (split <= 1) return 0;
+  return 2.0 * split * double(s.m) * s.groups * double(s.n) * 4.0;
+}
+
 // The Work of the GEMM with one tile choice on `avail` SMs (named operands left unnamed: the
 // tile choice assumes nothing is in L2, as the kernel alone).
 struct Candidate {
   GemmTile tile;
   KernelSpec spec;
 };
-Candidate candidate(const HwProfile& hw, const GemmShape& s, int bm, int bn, int avail,
+Candidate candidate(const HwProfile& hw, const GemmShape& s, int bm, int bn, int split, int avail,
                     bool capped) {
   const GemmParams& g = hw.kernels.gemm;
   const int d = static_cast<int>(s.dtype);
   Candidate c;
   c.tile.block_m = bm;
   c.tile.block_n = bn;
+  c.tile.split_k = split;
   const double tm = m_tiles(s, bm, g.masked_m_spread);
   const double tn = std::ceil(double(s.n) / bn);
-  c.tile.tiles = std::ceil(tm * tn);
+  const double out_tiles = std::ceil(tm * tn);
+  c.tile.tiles = out_tiles * split;
   Work& w = c.spec.work;
-  w.tensor_flops[d] = c.tile.tiles * 2.0 * bm * bn * double(s.k);  // padded tiles
+  w.tensor_flops[d] = out_tiles * 2.0 * bm * bn * double(s.k);  // padded tiles
   w.compute_efficiency = g.efficiency[d] * (bm < 128 ? g.efficiency_m64_ratio : 1.0);
   // Block-scaled dtypes (FP8, FP4) promote partial sums with their scales after every block_k
   // step on CUDA cores; BF16 accumulates in the tensor cores throughout.
-  const double k_steps = s.dtype == Dtype::bf16 ? 0.0 : std::ceil(double(s.k) / g.block_k);
+  const double k_part = std::ceil(double(s.k) / split);
+  const double k_steps = s.dtype == Dtype::bf16 ? 0.0 : std::ceil(k_part / g.block_k);
   w.tile_overhead_us = g.tile_overhead_us + g.k_iteration_us * k_steps;
-  w.tile_serial_bytes = g.epilogue_write_fraction * bm * bn * s.out_bytes;
+  // A split tile writes FP32 partial sums.
+  w.tile_serial_bytes = g.epilogue_write_fraction * bm * bn * (split > 1 ? 4.0 : s.out_bytes);
   w.tiles = static_cast<std::int64_t>(c.tile.tiles);
   // Persistent: one CTA per SM it can use; otherwise one CTA per tile (the cap then bounds the
   // CTAs resident at once).
@@ -116,7 +127,7 @@ Candidate candidate(const HwProfile& hw, const GemmShape& s, int bm, int bn, int
   // Every operand once from HBM; re-reads of A by each column of tiles and of B by each row of
   // tiles come from L2.
   const Operands o = operand_bytes(s);
-  w.hbm_bytes = o.a + o.b + o.c;
+  w.hbm_bytes = o.a + o.b + o.c + split_reduce_bytes(s, split);
   w.l2_bytes = o.a * std::max(0.0, tn - 1) + o.b * std::max(0.0, tm / s.groups - 1);
   if (capped) c.spec.sm_cap = avail;
   c.tile.waves = static_cast<int>(std::ceil(c.tile.tiles / std::min<double>(avail, c.tile.tiles)));
@@ -148,6 +159,8 @@ std::uint64_t fingerprint(const HwProfile& hw) {
   for (int v : g.block_m) num(v);
   num(-1);
   for (int v : g.block_n) num(v);
+  num(-1);
+  for (int v : g.split_k) num(v);
   num(g.block_k);
   for (double v : g.efficiency) num(v);
   num(g.efficiency_m64_ratio);
@@ -219,24 +232,34 @@ KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile*
   double best_us = 0;
   bool have = false;
   if (const GemmTile* t = cached_tile(key, nullptr)) {
-    best = candidate(hw, s, t->block_m, t->block_n, avail, sms > 0);
+    best = candidate(hw, s, t->block_m, t->block_n, t->split_k, avail, sms > 0);
     have = true;
   }
+  // Split-K for dense GEMMs only (grouped ones have a tile per group already), and only into
+  // parts of at least one K block.
+  std::vector<int> splits;
+  for (int v : g.split_k)
+    if (v == 1 || (s.layout == GemmLayout::dense && double(v) * g.block_k <= double(s.k)))
+      splits.push_back(v);
+  std::sort(splits.begin(), splits.end());
   for (int bm : have ? std::vector<int>{} : g.block_m) {
     for (int bn : g.block_n) {
-      Candidate cand = candidate(hw, s, bm, bn, avail, sms > 0);
-      double t = 0;
-      try {
-        t = solo_time_us(hw.engine, cand.spec);
-      } catch (const SimulationError&) {
-        continue;  // this tile's CTA does not fit on an SM
-      }
-      // Shortest time; ties go to the larger tile (fewer, fuller tiles).
-      if (!have || t < best_us * (1 - 1e-9) ||
-          (t <= best_us * (1 + 1e-9) && bm * bn > best.tile.block_m * best.tile.block_n)) {
-        best = std::move(cand);
-        best_us = t;
-        have = true;
+      for (int split : splits) {
+        Candidate cand = candidate(hw, s, bm, bn, split, avail, sms > 0);
+        double t = 0;
+        try {
+          t = solo_time_us(hw.engine, cand.spec);
+        } catch (const SimulationError&) {
+          continue;  // this tile's CTA does not fit on an SM
+        }
+        // Shortest time; ties go to the larger tile (fewer, fuller tiles), then to the smaller
+        // split (tried first).
+        if (!have || t < best_us * (1 - 1e-9) ||
+            (t <= best_us * (1 + 1e-9) && bm * bn > best.tile.block_m * best.tile.block_n)) {
+          best = std::move(cand);
+          best_us = t;
+          have = true;
+        }
       }
     }
   }
@@ -254,7 +277,7 @@ KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile*
   Work& w = c.work;
   // Named operands go through the engine's L2 tracker; the rest is plain HBM traffic.
   const Operands o = operand_bytes(s);
-  w.hbm_bytes = 0;
+  w.hbm_bytes = split_reduce_bytes(s, best.tile.split_k);
   if (s.a_tensor.empty())
     w.hbm_bytes += o.a;
   else
@@ -273,8 +296,10 @@ KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile*
   c.useful_flops = 2.0 * rows * double(s.n) * double(s.k);
   c.logical_bytes = double(s.groups) * (double(s.m) * s.k + double(s.n) * s.k + 2.0 * s.m * s.n);
   c.waves = best.tile.waves;
-  c.detail = fmt::format("{} {} tile {}x{}, {:.0f} tiles, {} waves on {} SMs",
-                         layout_name(s.layout), dtype_name(s.dtype), bm, bn, best.tile.tiles,
+  const std::string split =
+      best.tile.split_k > 1 ? fmt::format(" split-K {}", best.tile.split_k) : std::string();
+  c.detail = fmt::format("{} {} tile {}x{}{}, {:.0f} tiles, {} waves on {} SMs",
+                         layout_name(s.layout), dtype_name(s.dtype), bm, bn, split, best.tile.tiles,
                          best.tile.waves, std::min<double>(avail, best.tile.tiles));
   return c;
 }

@@ -35,6 +35,7 @@ struct GemmTile {
   int block_n = 0;
   double tiles = 0;  // expected tiles (masked layouts: averaged over the per-group spread)
   int waves = 0;
+  int split_k = 1;  // K cut into this many parts, one tile each, partial sums reduced after
 };
 
 // Prices the GEMM for `sms` SMs (0: all of the GPU). Throws InputError on an impossible shape.

@@ -1,5 +1,6 @@
 #include "models/hw/hw_profile.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "sim/core/error.hpp"
@@ -72,7 +73,7 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
                 {"block_m", "block_n", "block_k", "efficiency", "efficiency_m64_ratio",
                  "tile_overhead_us", "k_iteration_us", "epilogue_write_fraction",
                  "fixed_latency_us", "masked_m_spread", "cta_threads", "cta_registers_per_thread",
-                 "cta_base_registers", "pipeline_stages", "persistent"});
+                 "cta_base_registers", "pipeline_stages", "persistent", "split_k"});
     GemmParams& p = k.gemm;
     p.block_m = num.read_int_list(g.required("block_m"), 16, 512);
     p.block_n = num.read_int_list(g.required("block_n"), 8, 512);
@@ -97,6 +98,11 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
     if (persistent != 0 && persistent != 1)
       g.required("persistent").fail("must be 1 (one CTA per SM) or 0 (one CTA per tile)");
     p.persistent = static_cast<int>(persistent);
+    if (auto sk = g.optional("split_k")) {
+      p.split_k = num.read_int_list(*sk, 1, 64);
+      if (std::find(p.split_k.begin(), p.split_k.end(), 1) == p.split_k.end())
+        sk->fail("must include 1 (no split)");
+    }
   }
   {
     yaml::Map a(m.required("attention"),

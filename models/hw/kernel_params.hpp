@@ -33,6 +33,9 @@ struct GemmParams {
   // (hipBLASLt / CK grids), so its CTAs retire wave by wave and the block scheduler can hand the
   // freed SMs to kernels of other streams (sm.dispatch_share).
   int persistent = 1;
+  // Split-K factors the library may choose (dense GEMMs): K cut into s parts, each its own tile
+  // writing FP32 partial sums that are reduced after. {1}: none (DeepGEMM).
+  std::vector<int> split_k = {1};
 };
 
 struct AttentionParams {
