@@ -257,7 +257,12 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
     return a.us != b.us ? a.us > b.us : cause_name(a.cause) < cause_name(b.cause);
   });
   for (const auto& d : r.degradation) r.degradation_us += d.us;
-  r.comm_hidden_us = r.baseline.exposed_comm_us - r.overlapped.exposed_comm_us;
+  // Differences of sums that agree to rounding are zero, not "-0 us".
+  auto difference = [](double a, double b) {
+    const double d = a - b;
+    return std::fabs(d) <= 1e-9 * std::max({std::fabs(a), std::fabs(b), 1.0}) ? 0.0 : d;
+  };
+  r.comm_hidden_us = difference(r.baseline.exposed_comm_us, r.overlapped.exposed_comm_us);
   // Net gain = advantage - degradation, so the advantage is what overlap gained besides.
   r.advantage_us = (r.baseline.total_us - r.overlapped.total_us) + r.degradation_us;
   // The forward is compute busy + communication exposed + GPU idle, so the advantage is the
@@ -268,9 +273,9 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
     for (const auto& [key, k] : run.alone) us += k.us + k.capped_us;
     return us;
   };
-  r.side_by_side_us = (alone_total(over) - alone_total(base)) -
-                      (r.overlapped.compute_busy_us - r.baseline.compute_busy_us);
-  const double gain = r.baseline.total_us - r.overlapped.total_us;
+  r.side_by_side_us = difference(alone_total(over) - alone_total(base),
+                                 r.overlapped.compute_busy_us - r.baseline.compute_busy_us);
+  const double gain = difference(r.baseline.total_us, r.overlapped.total_us);
   r.net_us = gain;
   const std::string top = r.degradation.empty() ? "nothing" : name_of(r.degradation.front().cause);
   const std::string ledger = fmt::format(
@@ -286,7 +291,7 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
                             100 * (r.speedup - 1), gain, ledger);
   } else {
     r.verdict = fmt::format("'{}' does not pay: {:.1f} % slower ({:.0f} us per forward): {}.",
-                            over_s.name, 100 * (1 / r.speedup - 1), -gain, ledger);
+                            over_s.name, 100 * (1 / r.speedup - 1), 0.0 - gain, ledger);
   }
   // A side that does not fit in HBM has no throughput to compare: the verdict says so first.
   const std::string fit = fit_sentence(r.baseline, r.overlapped, hw);
