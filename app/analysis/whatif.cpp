@@ -3,12 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <cstdint>
-#include <cstring>
 #include <memory>
-#include <unordered_map>
 
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -66,71 +62,6 @@ std::string fit_sentence(const ProgramStats& base, const ProgramStats& over, con
 
 }  // namespace
 
-namespace {
-
-// Solo breakdowns of a run's kernels, each distinct kernel computed once: identical layers launch
-// the same kernels (only their stream, names and tensor scopes differ, which a kernel's time
-// alone does not read). The key is every number solo_breakdown reads.
-class SoloMemo {
- public:
-  explicit SoloMemo(const Hardware& hw) : hw_(hw) {}
-  const SoloBreakdown& of(const KernelSpec& k) {
-    Key key;
-    const Work& w = k.work;
-    double reads = 0, writes = 0;
-    for (const auto& t : w.reads) reads += t.bytes;
-    for (const auto& t : w.writes) writes += t.bytes;
-    key.v = {w.tensor_flops[0],
-             w.tensor_flops[1],
-             w.tensor_flops[2],
-             w.cuda_core_flops,
-             w.hbm_bytes,
-             w.l2_bytes,
-             w.link_bytes[0],
-             w.link_bytes[1],
-             double(w.ctas),
-             double(w.ctas_per_sm),
-             double(w.cta.threads),
-             double(w.cta.registers_per_thread),
-             w.cta.shared_bytes,
-             double(w.tiles),
-             w.compute_efficiency,
-             w.fixed_latency_us,
-             w.tile_overhead_us,
-             w.tile_serial_bytes,
-             reads,
-             writes,
-             k.duration_us ? *k.duration_us : -1.0,
-             double(k.sms),
-             double(k.sm_cap),
-             double(k.fixed_sms)};
-    auto it = memo_.find(key);
-    if (it == memo_.end()) it = memo_.emplace(key, solo_breakdown(hw_, k)).first;
-    return it->second;
-  }
-
- private:
-  struct Key {
-    std::array<double, 24> v;
-    bool operator==(const Key&) const = default;
-  };
-  struct Hash {
-    size_t operator()(const Key& k) const {
-      std::uint64_t h = 1469598103934665603ULL;
-      for (double d : k.v) {
-        std::uint64_t bits;
-        std::memcpy(&bits, &d, sizeof bits);
-        h = (h ^ bits) * 1099511628211ULL;
-      }
-      return static_cast<size_t>(h);
-    }
-  };
-  const Hardware& hw_;
-  std::unordered_map<Key, SoloBreakdown, Hash> memo_;
-};
-
-}  // namespace
-
 StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatcher* watch) {
   StrategyRun r;
   r.built = build_program(lb, s);
@@ -147,12 +78,11 @@ StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatc
   r.stats.host_busy_us = r.result.host_busy_us;
   r.stats.host_blocked_us = r.result.host_blocked_us;
   const Hardware& hw = lb.hw().engine;
-  SoloMemo solo(hw);
   for (size_t i = 0; i < r.built.program.kernels.size(); ++i) {
     const KernelSpec& k = r.built.program.kernels[i];
     const KernelInfo& info = r.built.info[i];
     if (k.fixed_sms == 0 && k.work.ctas == 0) continue;  // data in flight holds no SM
-    const SoloBreakdown b = solo.of(k);
+    const SoloBreakdown b = solo_breakdown(hw, k);
     const std::string key = std::to_string(info.layer) + "/" + info.op + "/" + info.kernel;
     auto& e = r.alone[key];
     // A kernel held to fewer SMs than the GPU has (deep_gemm_num_sms, a placement's cap) loses
@@ -161,7 +91,7 @@ StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatc
     if (k.sm_cap > 0 && k.sm_cap < hw.sm_count) {
       KernelSpec free = k;
       free.sm_cap = 0;
-      capped_loss = std::max(0.0, b.total_us() - solo.of(free).total_us());
+      capped_loss = std::max(0.0, b.total_us() - solo_breakdown(hw, free).total_us());
     }
     e.us += b.total_us() - capped_loss;
     e.capped_us += capped_loss;

@@ -31,12 +31,6 @@ const OpPlan& csa_attention(const LayerBuilder& lb) {
   return *lb.plan(csa, whole_batch(lb.workload()), "A").find("attn");
 }
 
-bool is_side(const std::string& name) {
-  for (const char* p : {"kv_write", "compressor", "indexer"})
-    if (name.rfind(p, 0) == 0) return true;
-  return false;
-}
-
 // The block's kernels under the multi-stream plan's placement (side streams, records, waits).
 Program block_program(const OpPlan& attn, const Strategy& ms) {
   Program p;
@@ -77,25 +71,45 @@ Program block_program(const OpPlan& attn, const Strategy& ms) {
   return p;
 }
 
+// The block under the multi-stream plan, run once: its program and each kernel's duration in
+// that run.
+struct BlockRun {
+  Program program;
+  std::vector<double> durations_us;
+  double makespan_us = 0;
+};
+BlockRun run_block(const HwProfile& hw, const std::string& model, std::int64_t tokens) {
+  const ModelConfig m = load_model_config(model);
+  const LayerBuilder lb(m, hw, seed_workload(tokens));
+  BlockRun r;
+  r.program = block_program(csa_attention(lb), load_strategy("multistream", m.family));
+  Timeline tl(r.program);
+  r.makespan_us = Engine(hw.engine).run(r.program, &tl).makespan_us;
+  for (const auto& k : tl.kernels()) r.durations_us.push_back(k.duration_us());
+  return r;
+}
+
+// Summed durations in the run of the kernels whose names start with one of `prefixes`.
+double in_run_us(const BlockRun& r, const std::vector<std::string>& prefixes) {
+  double total = 0;
+  for (size_t i = 0; i < r.program.kernels.size(); ++i)
+    for (const auto& x : prefixes)
+      if (r.program.kernels[i].name.rfind(x, 0) == 0) {
+        total += r.durations_us[i];
+        break;
+      }
+  return total;
+}
+
 }  // namespace
 
 SeedBlock seed_block(const HwProfile& hw, const std::string& model, std::int64_t tokens) {
-  const ModelConfig m = load_model_config(model);
-  const LayerBuilder lb(m, hw, seed_workload(tokens));
-  const Strategy ms = load_strategy("multistream", m.family);
-  const Program p = block_program(csa_attention(lb), ms);
-  const Engine engine(hw.engine);
-  Timeline tl(p);
+  const BlockRun r = run_block(hw, model, tokens);
   SeedBlock b;
-  b.makespan_us = engine.run(p, &tl).makespan_us;
-  b.serial_us = engine.run(serialized(p)).makespan_us;
-  for (size_t i = 0; i < p.kernels.size(); ++i) {
-    const std::string& n = p.kernels[i].name;
-    const double d = tl.kernels()[i].duration_us();
-    if (n == "wqkv_a") b.wqkv_a_us = d;
-    if (n == "q_b") b.q_b_us = d;
-    if (is_side(n)) b.side_us += d;
-  }
+  b.makespan_us = r.makespan_us;
+  b.serial_us = Engine(hw.engine).run(serialized(r.program)).makespan_us;
+  b.wqkv_a_us = in_run_us(r, {"wqkv_a"});
+  b.q_b_us = in_run_us(r, {"q_b"});
   return b;
 }
 
@@ -107,19 +121,7 @@ double seed_block_us(const HwProfile& hw, const std::string& model, std::int64_t
 
 double seed_in_run_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
                       const std::vector<std::string>& prefixes) {
-  const ModelConfig m = load_model_config(model);
-  const LayerBuilder lb(m, hw, seed_workload(tokens));
-  const Program p = block_program(csa_attention(lb), load_strategy("multistream", m.family));
-  Timeline tl(p);
-  Engine(hw.engine).run(p, &tl);
-  double total = 0;
-  for (size_t i = 0; i < p.kernels.size(); ++i)
-    for (const auto& x : prefixes)
-      if (p.kernels[i].name.rfind(x, 0) == 0) {
-        total += tl.kernels()[i].duration_us();
-        break;
-      }
-  return total;
+  return in_run_us(run_block(hw, model, tokens), prefixes);
 }
 
 double seed_side_branches_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,

@@ -17,7 +17,6 @@ struct SeedBlock {
   double serial_us = 0;    // the same kernels on one stream
   double wqkv_a_us = 0;    // durations inside the run (with the side streams when multistream)
   double q_b_us = 0;
-  double side_us = 0;  // the side branches' kernels (KV write, compressor, indexer), summed
 };
 
 SeedBlock seed_block(const HwProfile& hw, const std::string& model, std::int64_t tokens);

@@ -174,7 +174,6 @@ std::uint64_t fingerprint(const HwProfile& hw) {
   num(g.cta_base_registers);
   num(g.pipeline_stages);
   num(g.persistent);
-  num(e.sm.dispatch_share);
   return h;
 }
 
