@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -62,6 +66,33 @@ std::string fit_sentence(const ProgramStats& base, const ProgramStats& over, con
 
 }  // namespace
 
+size_t AloneKeyHash::operator()(const AloneKey& k) const noexcept {
+  return (size_t(std::uint32_t(k.layer)) << 32) ^ size_t(std::uint32_t(k.name));
+}
+
+int kernel_name_id(const std::string& op, const std::string& kernel) {
+  // One table for the process (runs cached by one thread may be compared by another); asked once
+  // per distinct plan kernel of a run.
+  static std::mutex mutex;
+  static std::unordered_map<std::string, int> ids;
+  const std::lock_guard<std::mutex> lock(mutex);
+  std::string key;
+  key.reserve(op.size() + 1 + kernel.size());
+  key.append(op).append(1, '/').append(kernel);
+  return ids.try_emplace(std::move(key), static_cast<int>(ids.size())).first->second;
+}
+
+KernelAlone& KernelAloneTable::operator[](const AloneKey& k) {
+  auto [it, inserted] = index_.try_emplace(k, static_cast<int>(entries_.size()));
+  if (inserted) entries_.push_back({k, {}});
+  return entries_[it->second].second;
+}
+
+const KernelAlone* KernelAloneTable::find(const AloneKey& k) const {
+  auto it = index_.find(k);
+  return it == index_.end() ? nullptr : &entries_[it->second].second;
+}
+
 StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatcher* watch) {
   StrategyRun r;
   r.built = build_program(lb, s);
@@ -78,28 +109,67 @@ StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatc
   r.stats.host_busy_us = r.result.host_busy_us;
   r.stats.host_blocked_us = r.result.host_blocked_us;
   const Hardware& hw = lb.hw().engine;
+  // Summed by cause in the same order as a map keyed by the cause's name would (one addition per
+  // kernel, in program order), then named once.
+  std::array<double, kDegradationCauses.size()> solo_by_cause{};
+  std::array<bool, kDegradationCauses.size()> solo_seen{};
+  auto add_solo = [&](DegradationCause c, double us) {
+    solo_by_cause[static_cast<size_t>(c)] += us;
+    solo_seen[static_cast<size_t>(c)] = true;
+  };
+  r.alone.reserve(r.built.info.size());
+  // A kernel alone, and what its SM cap costs it, once per plan cost and cap: identical layers
+  // launch the same plan kernels (the Work is the plan's; only tensor scopes and streams differ).
+  struct Solo {
+    SoloBreakdown b;
+    double capped_loss = 0;
+    int name = -1;  // kernel_name_id
+  };
+  auto solo_of = [&hw](const KernelSpec& k) {
+    Solo s{solo_breakdown(hw, k), 0};
+    // A kernel held to fewer SMs than the GPU has (deep_gemm_num_sms, a placement's cap) loses
+    // time to that cap; the rest of its time is charged by what bounds it.
+    if (k.sm_cap > 0 && k.sm_cap < hw.sm_count) {
+      KernelSpec free = k;
+      free.sm_cap = 0;
+      s.capped_loss = std::max(0.0, s.b.total_us() - solo_breakdown(hw, free).total_us());
+    }
+    return s;
+  };
+  struct SourceHash {
+    size_t operator()(const std::pair<const KernelCost*, int>& x) const noexcept {
+      return std::hash<const void*>()(x.first) ^ (size_t(x.second) * 0x9e3779b97f4a7c15ULL);
+    }
+  };
+  std::unordered_map<std::pair<const KernelCost*, int>, Solo, SourceHash> solo_memo;
   for (size_t i = 0; i < r.built.program.kernels.size(); ++i) {
     const KernelSpec& k = r.built.program.kernels[i];
     const KernelInfo& info = r.built.info[i];
     if (k.fixed_sms == 0 && k.work.ctas == 0) continue;  // data in flight holds no SM
-    const SoloBreakdown b = solo_breakdown(hw, k);
-    const std::string key = std::to_string(info.layer) + "/" + info.op + "/" + info.kernel;
-    auto& e = r.alone[key];
-    // A kernel held to fewer SMs than the GPU has (deep_gemm_num_sms, a placement's cap) loses
-    // time to that cap; the rest of its time is charged by what bounds it.
-    double capped_loss = 0;
-    if (k.sm_cap > 0 && k.sm_cap < hw.sm_count) {
-      KernelSpec free = k;
-      free.sm_cap = 0;
-      capped_loss = std::max(0.0, b.total_us() - solo_breakdown(hw, free).total_us());
+    Solo solo;
+    if (info.source) {
+      auto [it, fresh] = solo_memo.try_emplace({info.source, k.sm_cap});
+      if (fresh) {
+        it->second = solo_of(k);
+        it->second.name = kernel_name_id(info.op, info.kernel);
+      }
+      solo = it->second;
+    } else {
+      solo = solo_of(k);
+      solo.name = kernel_name_id(info.op, info.kernel);
     }
+    const SoloBreakdown& b = solo.b;
+    const double capped_loss = solo.capped_loss;
+    auto& e = r.alone[{info.layer, solo.name}];
     e.us += b.total_us() - capped_loss;
     e.capped_us += capped_loss;
     e.cause = bucket(info, k, b);
-    r.stats.solo_us[name_of(e.cause)] += b.total_us() - capped_loss;
-    if (capped_loss > 0)
-      r.stats.solo_us[name_of(DegradationCause::sms_given_to_communication)] += capped_loss;
+    add_solo(e.cause, b.total_us() - capped_loss);
+    if (capped_loss > 0) add_solo(DegradationCause::sms_given_to_communication, capped_loss);
   }
+  for (const DegradationCause c : kDegradationCauses)
+    if (solo_seen[static_cast<size_t>(c)])
+      r.stats.solo_us[name_of(c)] = solo_by_cause[static_cast<size_t>(c)];
   return r;
 }
 
@@ -168,14 +238,13 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
   // framework overhead), which only costs when the GPU runs out of queued work.
   using C = DegradationCause;
   std::map<C, double> by_cause;
-  for (const auto& [key, o] : over.alone) {
-    auto it = base.alone.find(key);
-    by_cause[o.cause] += o.us - (it == base.alone.end() ? 0.0 : it->second.us);
-    by_cause[C::sms_given_to_communication] +=
-        o.capped_us - (it == base.alone.end() ? 0.0 : it->second.capped_us);
+  for (const auto& [key, o] : over.alone.entries()) {
+    const KernelAlone* b = base.alone.find(key);
+    by_cause[o.cause] += o.us - (b ? b->us : 0.0);
+    by_cause[C::sms_given_to_communication] += o.capped_us - (b ? b->capped_us : 0.0);
   }
-  for (const auto& [key, b] : base.alone)
-    if (!over.alone.count(key)) {
+  for (const auto& [key, b] : base.alone.entries())
+    if (!over.alone.find(key)) {
       by_cause[b.cause] -= b.us;
       by_cause[C::sms_given_to_communication] -= b.capped_us;
     }
@@ -200,7 +269,7 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
   // its idle term) minus the busy time it added: time that ran beside other kernels.
   auto alone_total = [](const StrategyRun& run) {
     double us = 0;
-    for (const auto& [key, k] : run.alone) us += k.us + k.capped_us;
+    for (const auto& [key, k] : run.alone.entries()) us += k.us + k.capped_us;
     return us;
   };
   r.side_by_side_us = difference(alone_total(over) - alone_total(base),

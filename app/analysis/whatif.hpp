@@ -6,6 +6,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "app/analysis/degradation.hpp"
@@ -94,12 +95,40 @@ struct KernelAlone {
   double capped_us = 0;  // of which lost to an SM cap
   DegradationCause cause = DegradationCause::fixed_kernel_latency;  // what bounds it
 };
+// Kernel time alone by layer, op and kernel name (both micro-batches' halves under one key), in
+// the order the program first launches each. The names are one id (kernel_name_id), so keys of
+// two runs compare without touching strings.
+struct AloneKey {
+  int layer = -1;
+  int name = -1;  // kernel_name_id(op, kernel)
+  bool operator==(const AloneKey&) const = default;
+};
+// A small integer for "op/kernel", the same for every run in the process (the names are the
+// models' fixed vocabulary of ops and kernels; thread-safe).
+int kernel_name_id(const std::string& op, const std::string& kernel);
+struct AloneKeyHash {
+  size_t operator()(const AloneKey& k) const noexcept;
+};
+class KernelAloneTable {
+ public:
+  KernelAlone& operator[](const AloneKey& k);
+  const KernelAlone* find(const AloneKey& k) const;
+  void reserve(size_t n) {
+    entries_.reserve(n);
+    index_.reserve(n);
+  }
+  const std::vector<std::pair<AloneKey, KernelAlone>>& entries() const { return entries_; }
+
+ private:
+  std::vector<std::pair<AloneKey, KernelAlone>> entries_;
+  std::unordered_map<AloneKey, int, AloneKeyHash> index_;
+};
 struct StrategyRun {
   BuiltProgram built;
   RunResult result;
   std::unique_ptr<Timeline> timeline;
   ProgramStats stats;
-  std::map<std::string, KernelAlone> alone;  // by layer/op/kernel
+  KernelAloneTable alone;  // by layer/op/kernel
 };
 
 StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s,

@@ -54,14 +54,23 @@ class Builder {
       for (int l = 0; l < lb_.model().layers; ++l)
         plans_[m].push_back(&lb_.plan(l, mbs[m], names[m]));
 
+    // Room for every kernel and about two host actions each (a launch, a record or a wait).
+    size_t kernels = 0;
+    for (const auto& layers : plans_)
+      for (const LayerPlan* lp : layers)
+        for (const auto& op : lp->ops) kernels += op.kernels.size() + op.comm_kernels.size();
+    p.kernels.reserve(kernels + 8);
+    out_.info.reserve(kernels + 8);
+    p.actions.reserve(2 * kernels + 16);
+
     // Embedding of the whole batch, before the split; LM head after the merge.
     const MicroBatch all = whole_batch(w);
-    for (const auto& k : lb_.prologue(all)) launch_compute(k, -1, "embed", 0);
+    for (const auto& k : lb_.prologue(all)) launch_compute(k, -1, "embed", 0, false);
     if (out_.split)
       run_overlapped();
     else
       for (const auto& st : stages(0)) run_stage(st, 0);
-    for (const auto& k : lb_.epilogue(all)) launch_compute(k, -1, "lm_head", 0);
+    for (const auto& k : lb_.epilogue(all)) launch_compute(k, -1, "lm_head", 0, false);
 
     const std::string problem = check_program(p);
     if (!problem.empty())
@@ -171,9 +180,11 @@ class Builder {
     return s_.deep_gemm_num_sms;
   }
 
-  void launch_compute(const OpKernel& k, int layer, const std::string& op, int m) {
-    launch(k.cost, kCompute, {layer, op, m, k.name, k.cost.category == KernelCategory::comm},
-           k.deep_gemm ? deep_gemm_cap() : 0);
+  void launch_compute(const OpKernel& k, int layer, const std::string& op, int m,
+                      bool from_plan = true) {
+    KernelInfo info{layer, op, m, k.name, k.cost.category == KernelCategory::comm};
+    if (from_plan) info.source = &k.cost;
+    launch(k.cost, kCompute, info, k.deep_gemm ? deep_gemm_cap() : 0);
   }
 
   void run_op(const StagedOp& so, int m) {
@@ -221,8 +232,9 @@ class Builder {
         }
         if (pl->sm_cap > 0) cap = cap > 0 ? std::min(cap, pl->sm_cap) : pl->sm_cap;
       }
-      launch(k.cost, stream, {so.layer, op.op, m, k.name, k.cost.category == KernelCategory::comm},
-             cap);
+      KernelInfo info{so.layer, op.op, m, k.name, k.cost.category == KernelCategory::comm};
+      info.source = &k.cost;
+      launch(k.cost, stream, info, cap);
       if (pl)
         for (const auto& r : pl->record) record(ev(so.layer, m, r), stream);
     }
@@ -258,7 +270,8 @@ class Builder {
     KernelInfo info{so.layer, op.op, m, "", true};
     auto launch_role = [&](const char* role, int stream) {
       info.kernel = role;
-      return launch(comm_kernel(op, role).cost, stream, info);
+      info.source = &comm_kernel(op, role).cost;
+      return launch(*info.source, stream, info);
     };
     if (shape.mode == DeepepMode::normal) {
       if (first_half) {
@@ -291,7 +304,8 @@ class Builder {
     }
     // The hook: the same kernel's receive phase, polling on its SMs for the data in flight.
     info.kernel = "recv";
-    KernelSpec recv = comm_kernel(op, "recv").cost.spec(kCompute);
+    info.source = &comm_kernel(op, "recv").cost;
+    KernelSpec recv = info.source->spec(kCompute);
     recv.spin_on_event = event_id(ev(so.layer, m, base + "_arrived"));
     launch_spec(std::move(recv), info);
   }

@@ -19,6 +19,10 @@ struct KernelInfo {
   std::string kernel;   // name within its op
   bool comm = false;    // communication (DeepEP, collectives, transfers)
   int stage = -1;       // stage within its layer's list (yields before its op); -1: none
+  // The layer plan's cost it was launched from (the LayerBuilder's memo holds it for as long as
+  // the builder lives); null for kernels whose cost did not outlive the build (embedding, head).
+  // Kernels with the same source and SM cap have the same Work.
+  const KernelCost* source = nullptr;
 };
 
 struct BuiltProgram {
