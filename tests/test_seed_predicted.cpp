@@ -76,9 +76,10 @@ TEST_CASE("seed 2's block makespan on mi355x within 20 % of the held-back 1012 u
   CHECK(b.makespan_us < 1.2 * kSeedBlockUs);
 }
 
-TEST_CASE("seed 2's on-vs-off comparison: multistream against multistream-off moves only the "
-          "attention prepare",
-          "[seed2]") {
+TEST_CASE(
+    "seed 2's on-vs-off comparison: multistream against multistream-off moves only the "
+    "attention prepare",
+    "[seed2]") {
   // The seed's variable switches only _forward_prepare_multi_stream; the shared experts run on the
   // MoE side stream either way (strategies/deepseek-v4/multistream-off.yaml). So against
   // multistream-off the saving is the attention block's alone, and it is smaller than against

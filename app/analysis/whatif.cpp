@@ -66,10 +66,6 @@ std::string fit_sentence(const ProgramStats& base, const ProgramStats& over, con
 
 }  // namespace
 
-size_t AloneKeyHash::operator()(const AloneKey& k) const noexcept {
-  return (size_t(std::uint32_t(k.layer)) << 32) ^ size_t(std::uint32_t(k.name));
-}
-
 int kernel_name_id(const std::string& op, const std::string& kernel) {
   // One table for the process (runs cached by one thread may be compared by another); asked once
   // per distinct plan kernel of a run.
@@ -83,14 +79,22 @@ int kernel_name_id(const std::string& op, const std::string& kernel) {
 }
 
 KernelAlone& KernelAloneTable::operator[](const AloneKey& k) {
-  auto [it, inserted] = index_.try_emplace(k, static_cast<int>(entries_.size()));
-  if (inserted) entries_.push_back({k, {}});
-  return entries_[it->second].second;
+  const size_t layer = static_cast<size_t>(k.layer + 1), name = static_cast<size_t>(k.name);
+  if (index_.size() <= layer) index_.resize(layer + 1);
+  auto& row = index_[layer];
+  if (row.size() <= name) row.resize(name + 1, 0);
+  if (row[name] == 0) {
+    entries_.push_back({k, {}});
+    row[name] = static_cast<int>(entries_.size());
+  }
+  return entries_[static_cast<size_t>(row[name] - 1)].second;
 }
 
 const KernelAlone* KernelAloneTable::find(const AloneKey& k) const {
-  auto it = index_.find(k);
-  return it == index_.end() ? nullptr : &entries_[it->second].second;
+  const size_t layer = static_cast<size_t>(k.layer + 1), name = static_cast<size_t>(k.name);
+  if (layer >= index_.size() || name >= index_[layer].size() || index_[layer][name] == 0)
+    return nullptr;
+  return &entries_[static_cast<size_t>(index_[layer][name] - 1)].second;
 }
 
 StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatcher* watch) {

@@ -6,7 +6,6 @@
 #include <memory>
 #include <ostream>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "app/analysis/degradation.hpp"
@@ -106,22 +105,16 @@ struct AloneKey {
 // A small integer for "op/kernel", the same for every run in the process (the names are the
 // models' fixed vocabulary of ops and kernels; thread-safe).
 int kernel_name_id(const std::string& op, const std::string& kernel);
-struct AloneKeyHash {
-  size_t operator()(const AloneKey& k) const noexcept;
-};
 class KernelAloneTable {
  public:
   KernelAlone& operator[](const AloneKey& k);
   const KernelAlone* find(const AloneKey& k) const;
-  void reserve(size_t n) {
-    entries_.reserve(n);
-    index_.reserve(n);
-  }
+  void reserve(size_t n) { entries_.reserve(n); }
   const std::vector<std::pair<AloneKey, KernelAlone>>& entries() const { return entries_; }
 
  private:
   std::vector<std::pair<AloneKey, KernelAlone>> entries_;
-  std::unordered_map<AloneKey, int, AloneKeyHash> index_;
+  std::vector<std::vector<int>> index_;  // [layer + 1][name]: entry + 1, 0 for none
 };
 struct StrategyRun {
   BuiltProgram built;

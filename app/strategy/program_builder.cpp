@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "sim/core/error.hpp"
 
@@ -136,8 +135,15 @@ class Builder {
     return it->second;
   }
   void record(const std::string& name, int stream) {
-    out_.program.actions.push_back({RecordAction{event_id(name), stream}, {}});
-    recorded_.insert(name);
+    const int id = event_id(name);
+    out_.program.actions.push_back({RecordAction{id, stream}, {}});
+    if (recorded_.size() <= static_cast<size_t>(id)) recorded_.resize(static_cast<size_t>(id) + 1);
+    recorded_[static_cast<size_t>(id)] = 1;
+  }
+  bool recorded(const std::string& name) const {
+    auto it = events_.find(name);
+    return it != events_.end() && static_cast<size_t>(it->second) < recorded_.size() &&
+           recorded_[static_cast<size_t>(it->second)];
   }
   void wait(const std::string& name, int stream) {
     out_.program.actions.push_back({WaitAction{event_id(name), stream}, {}});
@@ -228,7 +234,7 @@ class Builder {
           const bool prev = w.rfind("prev:", 0) == 0;
           const int layer = prev ? so.layer - 1 : so.layer;
           const std::string name = ev(layer, m, prev ? w.substr(5) : w);
-          if (layer >= 0 && recorded_.count(name)) wait(name, stream);
+          if (layer >= 0 && recorded(name)) wait(name, stream);
         }
         if (pl->sm_cap > 0) cap = cap > 0 ? std::min(cap, pl->sm_cap) : pl->sm_cap;
       }
@@ -316,7 +322,7 @@ class Builder {
   BuiltProgram out_;
   std::vector<std::vector<const LayerPlan*>> plans_;
   std::unordered_map<std::string, int> events_;
-  std::unordered_set<std::string> recorded_;
+  std::vector<char> recorded_;  // by event id: recorded at least once
   int cur_stage_ = -1;
 };
 

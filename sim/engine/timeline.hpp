@@ -9,11 +9,34 @@
 
 namespace ovs {
 
+// SMs a kernel held over time: (time, SMs held from then on). Most kernels keep the SMs they
+// start with to the end, so the first step is kept inline (no allocation per kernel).
+class SmSteps {
+ public:
+  using Step = std::pair<double, int>;
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  const Step& front() const { return first_; }
+  const Step& operator[](size_t i) const { return i == 0 ? first_ : rest_[i - 1]; }
+  void emplace_back(double t_us, int sms) {
+    if (n_ == 0)
+      first_ = {t_us, sms};
+    else
+      rest_.emplace_back(t_us, sms);
+    ++n_;
+  }
+
+ private:
+  Step first_{};
+  std::vector<Step> rest_;
+  size_t n_ = 0;
+};
+
 struct KernelRecord {
   double enqueue_us = -1;
   double start_us = -1;
   double end_us = -1;
-  std::vector<std::pair<double, int>> sms;  // (time, SMs held from then on)
+  SmSteps sms;
   KernelTraffic traffic;
   double duration_us() const { return end_us - start_us; }
 };
