@@ -93,3 +93,19 @@ TEST_CASE("two unions that only touch are never busy together", "[intervals]") {
   CHECK(ovs::covered_by_at_least_us(2, s) == 0.0);
   CHECK(ovs::covered_by_at_least_us(1, s) == 4.0);
 }
+
+TEST_CASE("the union of two unions joins across them as the union of all their intervals",
+          "[intervals]") {
+  // a = [0,2) [5,6) [9,12); b = [2,3) [4,5.5) [11,13) [20,21): [0,2) touches [2,3) -> [0,3);
+  // [4,5.5) overlaps [5,6) -> [4,6); [9,12) overlaps [11,13) -> [9,13); [20,21) alone.
+  const std::vector<Interval> xa{{0, 2}, {5, 6}, {9, 12}}, xb{{2, 3}, {4, 5.5}, {11, 13}, {20, 21}};
+  const IntervalUnion a(xa), b(xb);
+  const IntervalUnion u = ovs::union_of(a, b);
+  CHECK(parts(u) == std::vector<Interval>{{0, 3}, {4, 6}, {9, 13}, {20, 21}});
+  CHECK(u.length_us() == 3.0 + 2.0 + 4.0 + 1.0);
+  std::vector<Interval> all = xa;
+  all.insert(all.end(), xb.begin(), xb.end());
+  CHECK(parts(IntervalUnion(all)) == parts(u));
+  CHECK(parts(ovs::union_of(b, a)) == parts(u));
+  CHECK(parts(ovs::union_of(a, IntervalUnion())) == parts(a));
+}

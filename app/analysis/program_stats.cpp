@@ -12,18 +12,17 @@ ProgramStats program_stats(const BuiltProgram& b, const Timeline& tl, double mak
   s.split = b.split;
   s.note = b.note;
   s.launches = b.launch_count;
-  std::vector<Interval> comm, compute, any;
+  std::vector<Interval> comm, compute;
   std::vector<double> layer_end(layers, 0.0);
   const auto& ks = tl.kernels();
   for (size_t i = 0; i < ks.size(); ++i) {
     const Interval sp{ks[i].start_us, ks[i].end_us};
     (b.info[i].comm ? comm : compute).push_back(sp);
-    any.push_back(sp);
     const int l = b.info[i].layer;
     if (l >= 0 && l < layers) layer_end[l] = std::max(layer_end[l], ks[i].end_us);
   }
-  const IntervalUnion comm_busy(std::move(comm)), compute_busy(std::move(compute)),
-      any_busy(std::move(any));
+  const IntervalUnion comm_busy(std::move(comm)), compute_busy(std::move(compute));
+  const IntervalUnion any_busy = union_of(comm_busy, compute_busy);
   s.comm_busy_us = comm_busy.length_us();
   s.compute_busy_us = compute_busy.length_us();
   s.exposed_comm_us = difference_us(comm_busy, compute_busy);

@@ -83,15 +83,19 @@ RoutingStats compute_routing_stats(const RoutingSpec& r) {
 
   double subsets = 0;
   std::vector<double> p_rank(r.ep_size, 0.0), p_node(nodes, 0.0);
+  // p_miss for every count of held experts, computed once (the subsets repeat the same counts).
+  const int pool = r.topk_groups * per_group;
+  std::vector<double> miss(static_cast<size_t>(r.experts) + 1);
+  for (size_t held = 0; held < miss.size(); ++held)
+    miss[held] = p_miss(pool, static_cast<int>(held), r.topk);
   auto visit = [&](unsigned mask) {
     subsets += 1;
-    const int pool = r.topk_groups * per_group;
     for (int k = 0; k < r.ep_size; ++k)
-      p_rank[k] += 1 - p_miss(pool, experts_in(k * per_rank, per_rank, mask), r.topk);
+      p_rank[k] += 1 - miss[static_cast<size_t>(experts_in(k * per_rank, per_rank, mask))];
     for (int n = 0; n < nodes; ++n) {
       const int first = n * gpn * per_rank;
       const int count = std::min(gpn, r.ep_size - n * gpn) * per_rank;
-      p_node[n] += 1 - p_miss(pool, experts_in(first, count, mask), r.topk);
+      p_node[n] += 1 - miss[static_cast<size_t>(experts_in(first, count, mask))];
     }
   };
   for_each_subset(r.groups, r.topk_groups, 0, 0u, 0, visit);

@@ -20,6 +20,23 @@ IntervalUnion::IntervalUnion(std::vector<Interval> intervals) {
   }
 }
 
+IntervalUnion union_of(const IntervalUnion& a, const IntervalUnion& b) {
+  // Both lists are sorted and hold no empty interval: merge them in (start, end) order and join
+  // as the constructor does.
+  IntervalUnion out;
+  const auto &x = a.parts_, &y = b.parts_;
+  out.parts_.reserve(x.size() + y.size());
+  size_t i = 0, j = 0;
+  while (i < x.size() || j < y.size()) {
+    const Interval& next = j >= y.size() || (i < x.size() && !(y[j] < x[i])) ? x[i++] : y[j++];
+    if (!out.parts_.empty() && next.start_us <= out.parts_.back().end_us)
+      out.parts_.back().end_us = std::max(out.parts_.back().end_us, next.end_us);
+    else
+      out.parts_.push_back(next);
+  }
+  return out;
+}
+
 double IntervalUnion::length_us() const {
   double total = 0;
   for (const Interval& x : parts_) total += x.length_us();

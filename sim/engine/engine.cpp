@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 
 #include "sim/engine/kernel_model.hpp"
@@ -67,15 +68,18 @@ class Run {
     const std::string problem = check_program(p);
     if (!problem.empty()) throw std::invalid_argument(problem);
     models_.reserve(p.kernels.size());
+    tensors_begin_.reserve(p.kernels.size() + 1);
     for (const auto& k : p.kernels) {
       models_.push_back(make_kernel_model(hw, k));
-      auto& m = models_.back();
+      const auto& m = models_.back();
+      tensors_begin_.push_back({tensors_.size(), k.work.reads.size()});
       for (const auto& r : k.work.reads)
-        m.reads.emplace_back(l2_.intern(r.tensor, r.scope), r.bytes);
+        tensors_.push_back({l2_.intern(r.tensor, r.scope), r.bytes});
       for (const auto& w : k.work.writes)
-        m.writes.emplace_back(l2_.intern(w.tensor, w.scope), w.bytes);
+        tensors_.push_back({l2_.intern(w.tensor, w.scope), w.bytes});
       pool_.set_share(static_cast<int>(models_.size()) - 1, m.share, m.occupancy);
     }
+    tensors_begin_.push_back({tensors_.size(), 0});
     kr_.resize(p.kernels.size());
     streams_.resize(p.streams.size());
     for (size_t s = 0; s < p.streams.size(); ++s) streams_[s].priority = p.streams[s].priority;
@@ -385,7 +389,7 @@ class Run {
     r.spinning = r.spin_record >= 0 && !records_[r.spin_record].fired;
     if (r.spinning) spinners_.push_back(k);
     r.usage = {m.hbm_bytes, m.l2_bytes, m.link_bytes[0], m.link_bytes[1]};
-    for (const auto& [id, bytes] : m.reads) {
+    for (const auto& [id, bytes] : reads(k)) {
       const double hit = l2_.resident_fraction(id, bytes) * bytes;
       r.usage[kL2] += hit;
       r.usage[kHbm] += bytes - hit;
@@ -397,18 +401,17 @@ class Run {
 
   void finish(int k) {
     KernelRun& r = kr_[k];
-    const KernelModel& m = models_[k];
     r.state = KState::done;
     r.remaining = 0;
     if (r.resident > 0) {
       pool_.release(k);
       capacity_freed_ = true;
     }
-    for (const auto& [id, bytes] : m.reads) {
+    for (const auto& [id, bytes] : reads(k)) {
       l2_.end_read(id);
       l2_.touch(id);
     }
-    for (const auto& [id, bytes] : m.writes) l2_.touch(id);
+    for (const auto& [id, bytes] : writes(k)) l2_.touch(id);
     ++done_count_;
     gpu_end_ = std::max(gpu_end_, t_);
     obs_->on_kernel_end(t_, k);
@@ -592,6 +595,22 @@ class Run {
     return "the program stalled at t=" + std::to_string(t_) + " us";
   }
 
+  // A kernel's named tensors, resolved to L2 tracker ids: reads then writes, all kernels in one
+  // array (no allocation per kernel).
+  struct TensorRef {
+    int id;
+    double bytes;
+  };
+  std::span<const TensorRef> reads(int k) const {
+    const auto [begin, n] = tensors_begin_[static_cast<size_t>(k)];
+    return {tensors_.data() + begin, n};
+  }
+  std::span<const TensorRef> writes(int k) const {
+    const auto [begin, n] = tensors_begin_[static_cast<size_t>(k)];
+    const size_t end = tensors_begin_[static_cast<size_t>(k) + 1].first;
+    return {tensors_.data() + begin + n, end - begin - n};
+  }
+
   const Hardware& hw_;
   const Program& p_;
   Observer null_;
@@ -604,6 +623,8 @@ class Run {
   std::vector<double> usage_;     // scratch
   std::vector<int> shared_groups_;
   std::vector<KernelModel> models_;
+  std::vector<TensorRef> tensors_;
+  std::vector<std::pair<size_t, size_t>> tensors_begin_;  // per kernel: first, reads; + end
   std::vector<KernelRun> kr_;
   std::vector<StreamRun> streams_;
   std::vector<Record> records_;

@@ -36,8 +36,6 @@ struct KernelModel {
   double hbm_bytes = 0;   // unnamed DRAM traffic + writes
   double l2_bytes = 0;
   std::array<double, kNumLinks> link_bytes{};
-  std::vector<std::pair<int, double>> reads;   // (tensor id, bytes)
-  std::vector<std::pair<int, double>> writes;  // (tensor id, bytes)
 };
 
 // Throws SimulationError when the hardware cannot run the kernel (dtype without peak, work
