@@ -229,6 +229,21 @@ TEST_CASE("the trace's occupancy counter shows CTAs resident and SMs shared", "[
   CHECK(seen);
 }
 
+TEST_CASE("a timeline without counters records none and the same kernel times", "[coresidency]") {
+  ProgramBuilder b(2);
+  b.kernel("gemm", 0, gemm(3.5e9, 0.35, kRoomyCta));
+  b.kernel("stream", 1, streaming(5e7, 400));
+  Timeline with(b.p), without(b.p, false);
+  Engine(toy_sms()).run(b.p, &with);
+  Engine(toy_sms()).run(b.p, &without);
+  CHECK(!with.counters().empty());
+  CHECK(without.counters().empty());
+  for (size_t k = 0; k < b.p.kernels.size(); ++k) {
+    CHECK(without.kernels()[k].start_us == with.kernels()[k].start_us);
+    CHECK(without.kernels()[k].end_us == with.kernels()[k].end_us);
+  }
+}
+
 TEST_CASE("solo time in closed form equals the engine's run of the kernel alone",
           "[coresidency][one-physics]") {
   const Hardware hw = toy_sms();

@@ -97,10 +97,11 @@ const KernelAlone* KernelAloneTable::find(const AloneKey& k) const {
   return &entries_[static_cast<size_t>(index_[layer][name] - 1)].second;
 }
 
-StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatcher* watch) {
+StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatcher* watch,
+                              bool counters) {
   StrategyRun r;
   r.built = build_program(lb, s);
-  r.timeline = std::make_unique<Timeline>(r.built.program);
+  r.timeline = std::make_unique<Timeline>(r.built.program, counters);
   const Engine engine(lb.hw().engine);
   ObserverList obs;
   obs.add(r.timeline.get());
@@ -198,7 +199,7 @@ const StrategyRun& WhatIfSession::run(const Strategy& s, RunWatcher* watch) {
   const LayerBuilder& lb = builder(w);
   auto r = std::make_unique<StrategyRun>();
   try {
-    *r = simulate_strategy(lb, s, watch);
+    *r = simulate_strategy(lb, s, watch, false);
   } catch (const SimulationError& e) {
     throw InputError(s.file, 0, "", e.what());
   }

@@ -124,8 +124,10 @@ struct StrategyRun {
   KernelAloneTable alone;  // by layer/op/kernel
 };
 
+// `counters`: the timeline also records the resource counters (explain's per-stage use reads
+// them; the what-if and sweeps do not).
 StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s,
-                              RunWatcher* watch = nullptr);
+                              RunWatcher* watch = nullptr, bool counters = true);
 
 // A model, GPU and workload with strategies compared on them; runs are cached, so the baseline
 // is simulated once however many strategies are compared with it.

@@ -64,7 +64,7 @@ class Run {
         l2_(hw.l2_size_bytes),
         solver_(kNumShared),
         pool_(hw.sm_count, static_cast<int>(p.kernels.size())) {
-    observed_ = obs != nullptr;
+    observed_ = obs != nullptr && obs->wants_counters();
     const std::string problem = check_program(p);
     if (!problem.empty()) throw std::invalid_argument(problem);
     models_.reserve(p.kernels.size());
@@ -691,8 +691,14 @@ void ObserverList::on_kernel_end(double t, int k) {
 void ObserverList::on_event_fired(double t, int ev) {
   for (auto* o : list_) o->on_event_fired(t, ev);
 }
+bool ObserverList::wants_counters() const {
+  for (auto* o : list_)
+    if (o->wants_counters()) return true;
+  return false;
+}
 void ObserverList::on_counters(double t, const Counters& c) {
-  for (auto* o : list_) o->on_counters(t, c);
+  for (auto* o : list_)
+    if (o->wants_counters()) o->on_counters(t, c);
 }
 void ObserverList::on_run_end(double t) {
   for (auto* o : list_) o->on_run_end(t);

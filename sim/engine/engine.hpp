@@ -34,6 +34,7 @@ class ObserverList : public Observer {
   void on_kernel_sms(double t, int k, int sms) override;
   void on_kernel_end(double t, int k) override;
   void on_event_fired(double t, int ev) override;
+  bool wants_counters() const override;
   void on_counters(double t, const Counters& c) override;
   void on_run_end(double t) override;
 

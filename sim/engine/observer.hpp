@@ -40,7 +40,9 @@ class Observer {
   virtual void on_kernel_sms(double /*t_us*/, int /*kernel*/, int /*sms*/) {}
   virtual void on_kernel_end(double /*t_us*/, int /*kernel*/) {}
   virtual void on_event_fired(double /*t_us*/, int /*event*/) {}
-  // Resource use from t onwards, until the next call.
+  // Resource use from t onwards, until the next call. The engine computes counters only for
+  // observers that want them.
+  virtual bool wants_counters() const { return true; }
   virtual void on_counters(double /*t_us*/, const Counters& /*c*/) {}
   virtual void on_run_end(double /*t_us*/) {}
 };

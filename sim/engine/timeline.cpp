@@ -4,7 +4,8 @@
 
 namespace ovs {
 
-Timeline::Timeline(const Program& p) : kernels_(p.kernels.size()) {
+Timeline::Timeline(const Program& p, bool counters)
+    : kernels_(p.kernels.size()), record_counters_(counters) {
   stream_of_.reserve(p.kernels.size());
   for (const auto& k : p.kernels) stream_of_.push_back(k.stream);
 }

@@ -55,7 +55,8 @@ struct CounterSample {
 
 class Timeline : public Observer {
  public:
-  explicit Timeline(const Program& p);
+  // `counters`: also record the resource counters (explain's per-stage use needs them).
+  explicit Timeline(const Program& p, bool counters = true);
 
   void on_host_action(double s, double e, int i, const HostAction& a) override;
   void on_host_blocked(double s, double e, int i, int ev) override;
@@ -63,6 +64,7 @@ class Timeline : public Observer {
   void on_kernel_start(double t, int k, int sms, const KernelTraffic& tr) override;
   void on_kernel_sms(double t, int k, int sms) override;
   void on_kernel_end(double t, int k) override;
+  bool wants_counters() const override { return record_counters_; }
   void on_counters(double t, const Counters& c) override;
   void on_run_end(double t) override { end_us_ = t; }
 
@@ -84,6 +86,7 @@ class Timeline : public Observer {
   std::vector<HostSpan> host_;
   std::vector<CounterSample> counters_;
   double end_us_ = 0;
+  bool record_counters_ = true;
 };
 
 }  // namespace ovs
