@@ -1,6 +1,8 @@
 #include "app/strategy/program_builder.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <string_view>
 #include <unordered_map>
 
 #include "sim/core/error.hpp"
@@ -126,8 +128,13 @@ class Builder {
     for (const auto& so : stage) run_op(so, m);
   }
 
-  std::string ev(int layer, int m, const std::string& what) {
-    return "L" + std::to_string(layer) + "." + (m ? "B" : "A") + "." + what;
+  // "L<layer>.<A|B>.<what><suffix>", written into one buffer (no allocation once it has grown):
+  // the reference is valid until the next call.
+  const std::string& ev(int layer, int m, std::string_view what, std::string_view suffix = {}) {
+    char digits[16];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, layer);
+    ev_.assign(1, 'L').append(digits, end).append(m ? ".B." : ".A.").append(what).append(suffix);
+    return ev_;
   }
   int event_id(const std::string& name) {
     auto [it, inserted] = events_.try_emplace(name, static_cast<int>(out_.program.events.size()));
@@ -214,7 +221,7 @@ class Builder {
     if (so.strategy)
       for (const auto& x : so.strategy->placement)
         if (x.op == op.op && std::find(x.wait.begin(), x.wait.end(), "op_start") != x.wait.end()) {
-          record(ev(so.layer, m, op.op + ".op_start"), kCompute);
+          record(ev(so.layer, m, op.op, ".op_start"), kCompute);
           break;
         }
     for (const auto& k : op.kernels) {
@@ -228,12 +235,12 @@ class Builder {
         stream = stream_index(pl->stream);
         for (const auto& w : pl->wait) {
           if (w == "op_start") {
-            wait(ev(so.layer, m, op.op + ".op_start"), stream);
+            wait(ev(so.layer, m, op.op, ".op_start"), stream);
             continue;
           }
           const bool prev = w.rfind("prev:", 0) == 0;
           const int layer = prev ? so.layer - 1 : so.layer;
-          const std::string name = ev(layer, m, prev ? w.substr(5) : w);
+          const std::string& name = ev(layer, m, std::string_view(w).substr(prev ? 5 : 0));
           if (layer >= 0 && recorded(name)) wait(name, stream);
         }
         if (pl->sm_cap > 0) cap = cap > 0 ? std::min(cap, pl->sm_cap) : pl->sm_cap;
@@ -272,7 +279,7 @@ class Builder {
     const DeepepShape& shape = *op.comm;
     const bool dispatch = shape.op == CommOp::dispatch;
     const bool first_half = op.op == "dispatch_a" || op.op == "combine_a";
-    const std::string base = dispatch ? "dispatch" : "combine";
+    const std::string_view base = dispatch ? "dispatch" : "combine";
     KernelInfo info{so.layer, op.op, m, "", true};
     auto launch_role = [&](const char* role, int stream) {
       info.kernel = role;
@@ -281,10 +288,10 @@ class Builder {
     };
     if (shape.mode == DeepepMode::normal) {
       if (first_half) {
-        record(ev(so.layer, m, base + "_input"), kCompute);
+        record(ev(so.layer, m, base, "_input"), kCompute);
         return;
       }
-      wait(ev(so.layer, m, base + "_input"), kDeepep);
+      wait(ev(so.layer, m, base, "_input"), kDeepep);
       if (dispatch) {
         launch_role("layout", kDeepep);
         launch_role("notify", kDeepep);
@@ -295,24 +302,24 @@ class Builder {
         launch_role("notify", kDeepep);
         launch_role("combine", kDeepep);
       }
-      record(ev(so.layer, m, base + "_done"), kDeepep);
-      wait(ev(so.layer, m, base + "_done"), kCompute);
+      record(ev(so.layer, m, base, "_done"), kDeepep);
+      wait(ev(so.layer, m, base, "_done"), kCompute);
       return;
     }
     const int net = m ? kNetB : kNetA;
     if (first_half) {
       launch_role("send", kCompute);
-      record(ev(so.layer, m, base + "_sent"), kCompute);
-      wait(ev(so.layer, m, base + "_sent"), net);
+      record(ev(so.layer, m, base, "_sent"), kCompute);
+      wait(ev(so.layer, m, base, "_sent"), net);
       launch_role("in_flight", net);
-      record(ev(so.layer, m, base + "_arrived"), net);
+      record(ev(so.layer, m, base, "_arrived"), net);
       return;
     }
     // The hook: the same kernel's receive phase, polling on its SMs for the data in flight.
     info.kernel = "recv";
     info.source = &comm_kernel(op, "recv").cost;
     KernelSpec recv = info.source->spec(kCompute);
-    recv.spin_on_event = event_id(ev(so.layer, m, base + "_arrived"));
+    recv.spin_on_event = event_id(ev(so.layer, m, base, "_arrived"));
     launch_spec(std::move(recv), info);
   }
 
@@ -323,6 +330,7 @@ class Builder {
   std::vector<std::vector<const LayerPlan*>> plans_;
   std::unordered_map<std::string, int> events_;
   std::vector<char> recorded_;  // by event id: recorded at least once
+  std::string ev_;              // ev()'s buffer
   int cur_stage_ = -1;
 };
 
