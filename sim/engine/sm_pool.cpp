@@ -101,7 +101,13 @@ int SmPool::place(int kernel, int want) {
         extra -= groups_[g].count;
         ++c;
       } else {
-        Group split = groups_[g];
+        Group split;
+        split.used = groups_[g].used;
+        if (!spare_.empty()) {
+          split.residents = std::move(spare_.back());
+          spare_.pop_back();
+        }
+        split.residents.assign(groups_[g].residents.begin(), groups_[g].residents.end());
         split.count = static_cast<int>(extra);
         groups_[g].count -= split.count;
         add_resident(split, kernel, c + 1);
@@ -142,6 +148,8 @@ void SmPool::merge_equal_groups() {
                         });
       if (same) {
         groups_[i].count += groups_[j].count;
+        spare_.push_back(std::move(groups_[j].residents));
+        spare_.back().clear();
         groups_.erase(groups_.begin() + static_cast<std::ptrdiff_t>(j));
       } else {
         ++j;

@@ -79,6 +79,9 @@ class SmPool {
   std::vector<int> max_per_sm_;             // by kernel
   std::vector<int> sms_;                    // by kernel: SMs holding at least one of its CTAs
   std::vector<std::pair<int, int>> order_;  // scratch: (group, fit)
+  // Resident lists of merged-away groups, kept (emptied, capacity intact) for the next split:
+  // groups split and merge as kernels start and end, so this saves an allocation per kernel.
+  std::vector<std::vector<Resident>> spare_;
 };
 
 }  // namespace ovs
