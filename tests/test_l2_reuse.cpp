@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
+#include "sim/engine/l2_tracker.hpp"
 #include "sim/engine/timeline.hpp"
 
 using namespace ovs;
@@ -53,4 +54,19 @@ TEST_CASE("partial residency is proportional to what the LRU window still holds"
   Engine(toy_gpu()).run(b.p, &tl);
   CHECK(tl.kernels()[2].traffic.l2_bytes == Approx(10 * mib));
   CHECK(tl.kernels()[2].traffic.hbm_bytes == Approx(10 * mib));
+}
+
+TEST_CASE("tensor ids: one per name and scope, for layer scopes and for any other scope", "[l2]") {
+  // Layer scopes (-1 .. 4094) take the dense table, others (a program file may give any int) the
+  // hash map; both must give one id per (name, scope), in the order first seen.
+  L2Tracker l2(1e6);
+  const int a = l2.intern("x", -1), b = l2.intern("x", 0), c = l2.intern("x", 5000),
+            d = l2.intern("x", -7), e = l2.intern("y", 0);
+  CHECK(std::vector<int>{a, b, c, d, e} == std::vector<int>{0, 1, 2, 3, 4});
+  CHECK(l2.intern("x", -1) == a);
+  CHECK(l2.intern("x", 0) == b);
+  CHECK(l2.intern("x", 5000) == c);
+  CHECK(l2.intern("x", -7) == d);
+  CHECK(l2.intern("y", 0) == e);
+  CHECK(l2.intern("y", 4094) == 5);
 }

@@ -25,8 +25,10 @@ class L2Tracker {
   double l2_size_bytes_;
   double streamed_bytes_ = 0;
   std::unordered_map<std::string, int> names_;  // name -> name id
-  std::unordered_map<std::int64_t, int> ids_;   // (name id, scope) -> tensor id
-  std::vector<double> last_touch_;              // streamed_bytes_ at last touch; < 0 never touched
+  static constexpr std::int64_t kDenseScopes = 4096;
+  std::vector<std::vector<int>> by_scope_;     // [name id][scope + 1] -> tensor id, -1 none
+  std::unordered_map<std::int64_t, int> ids_;  // other (name id, scope) -> tensor id
+  std::vector<double> last_touch_;             // streamed_bytes_ at last touch; < 0 never touched
   std::vector<int> readers_;
 };
 
