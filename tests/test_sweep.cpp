@@ -15,6 +15,7 @@
 #include "app/sweep/crossover.hpp"
 #include "app/sweep/svg_chart.hpp"
 #include "helpers.hpp"
+#include "sim/core/caches.hpp"
 #include "sim/io/csv_reader.hpp"
 
 using namespace ovs;
@@ -84,6 +85,30 @@ TEST_CASE("a sweep on 1 and on 2 threads gives identical bytes", "[sweep]") {
   REQUIRE(cli({"sweep", spec, "--out", tmp("j1.csv").string(), "-j", "1", "-q"}).code == 0);
   REQUIRE(cli({"sweep", spec, "--out", tmp("j2.csv").string(), "-j", "2", "-q"}).code == 0);
   CHECK(slurp(tmp("j1.csv")) == slurp(tmp("j2.csv")));
+}
+
+TEST_CASE("a sweep with the caches off gives the same bytes, V3 and V4 (every V4 strategy)",
+          "[sweep][caches]") {
+  // --no-cache computes every GEMM tile, layer plan, routing statistic, kernel time alone and
+  // baseline run afresh: the caches may only save time.
+  const std::string v3 = write_spec("cache-v3.yaml", kSpec);
+  const std::string v4 = write_spec("cache-v4.yaml", R"(name: cache-v4
+base: {model: deepseek-v4-pro, hw: mi355x, phase: decode, context: 4096, ep: 8}
+axes:
+  - {field: tokens_per_gpu, values: [8, 64]}
+strategies: [tbo-decode, sbo, multistream, multistream-off, multistream+tbo-decode,
+             kv-store-next-indexer, c4-c128-parallel, combine-shared-down-tail]
+)");
+  for (const auto& [spec, name] : {std::pair{v3, "v3"}, {v4, "v4"}}) {
+    const fs::path on = tmp(std::string(name) + "-cached.csv"),
+                   off = tmp(std::string(name) + "-uncached.csv");
+    REQUIRE(cli({"sweep", spec, "--out", on.string(), "-j", "2", "-q"}).code == 0);
+    REQUIRE(cli({"sweep", spec, "--out", off.string(), "-j", "2", "-q", "--no-cache"}).code == 0);
+    INFO(name);
+    CHECK(slurp(on) == slurp(off));
+  }
+  // The switch is restored after the command.
+  CHECK(caches_enabled());
 }
 
 TEST_CASE("shards merged equal the unsharded sweep", "[sweep]") {

@@ -1,4 +1,5 @@
 #include "app/analysis/whatif.hpp"
+#include "sim/core/caches.hpp"
 
 #include <fmt/format.h>
 
@@ -152,7 +153,7 @@ StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatc
     const KernelInfo& info = r.built.info[i];
     if (k.fixed_sms == 0 && k.work.ctas == 0) continue;  // data in flight holds no SM
     Solo solo;
-    if (info.source) {
+    if (info.source && caches_enabled()) {
       auto [it, fresh] = solo_memo.try_emplace({info.source, k.sm_cap});
       if (fresh) {
         it->second = solo_of(k);
@@ -192,7 +193,8 @@ WhatIfSession::WhatIfSession(ModelConfig model, HwProfile hw, Workload w)
 const StrategyRun& WhatIfSession::run(const Strategy& s, RunWatcher* watch) {
   const Workload w = workload_for(s);
   const std::string key = run_key(s, w);
-  if (!watch) {
+  const bool cached = !watch && caches_enabled();
+  if (cached) {
     auto it = cache_.find(key);
     if (it != cache_.end()) return *it->second;
   }
@@ -205,7 +207,7 @@ const StrategyRun& WhatIfSession::run(const Strategy& s, RunWatcher* watch) {
   }
   r->timeline.reset();  // the statistics are kept; the timeline is only needed while running
   r->stats.memory = memory_per_gpu(model_, hw_, w, r->stats.split);
-  if (watch) {
+  if (!cached) {
     watched_.push_back(std::move(r));
     return *watched_.back();
   }
@@ -218,6 +220,8 @@ const StrategyRun& WhatIfSession::run(const Strategy& s, RunWatcher* watch) {
 // builder per pair, so a layer kind and batch is planned and costed once for all strategies.
 const LayerBuilder& WhatIfSession::builder(const Workload& w) {
   const int key = (w.mode() == DeepepMode::normal ? 2 : 0) + (w.graphs() ? 1 : 0);
+  if (!caches_enabled())
+    return *uncached_builders_.emplace_back(std::make_unique<LayerBuilder>(model_, hw_, w));
   auto& slot = builders_[key];
   if (!slot) slot = std::make_unique<LayerBuilder>(model_, hw_, w);
   return *slot;

@@ -14,6 +14,7 @@
 #include "app/sweep/merge.hpp"
 #include "app/sweep/report.hpp"
 #include "app/sweep/sweep_runner.hpp"
+#include "sim/core/caches.hpp"
 #include "sim/core/error.hpp"
 
 namespace ovs {
@@ -28,6 +29,7 @@ struct SweepCliOptions {
   std::string y;
   bool quiet = false;
   bool json = false;
+  bool no_cache = false;
 };
 
 int run_sweep_cmd(SweepCliOptions& o, CliContext& ctx) {
@@ -91,7 +93,12 @@ void add_sweep_commands(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--y", o->y, "Report: second axis for break-even heatmaps");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress line");
   cmd->add_flag("--json", o->json, "Print the summary (and the report's) as one JSON object");
-  cmd->callback([o, &ctx] { ctx.exit_code = run_sweep_cmd(*o, ctx); });
+  cmd->add_flag("--no-cache", o->no_cache,
+                "Compute every kernel cost, layer plan and run afresh (same bytes, slower)");
+  cmd->callback([o, &ctx] {
+    const CachesOff off(o->no_cache);
+    ctx.exit_code = run_sweep_cmd(*o, ctx);
+  });
 
   auto m = std::make_shared<MergeOptions>();
   auto* merge = app.add_subcommand(

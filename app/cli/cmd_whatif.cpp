@@ -7,6 +7,7 @@
 #include "app/cli/commands.hpp"
 #include "app/cli/flag_checks.hpp"
 #include "app/cli/trace_file.hpp"
+#include "sim/core/caches.hpp"
 
 namespace ovs {
 namespace {
@@ -20,6 +21,7 @@ struct WhatIfOptions {
   bool json = false;
   bool explain = false;
   std::string trace;
+  bool no_cache = false;
 };
 
 int run(const WhatIfOptions& o, CliContext& ctx) {
@@ -112,7 +114,12 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
                 "Also explain: the critical path by op, communication exposed per op, resource use "
                 "per stage");
   cmd->add_option("--trace", o->trace, "Write both runs to a Perfetto trace");
-  cmd->callback([o, &ctx] { ctx.exit_code = run(*o, ctx); });
+  cmd->add_flag("--no-cache", o->no_cache,
+                "Compute every kernel cost, layer plan and run afresh (same results, slower)");
+  cmd->callback([o, &ctx] {
+    const CachesOff off(o->no_cache);
+    ctx.exit_code = run(*o, ctx);
+  });
 }
 
 }  // namespace ovs

@@ -1,4 +1,5 @@
 #include "models/cost/gemm.hpp"
+#include "sim/core/caches.hpp"
 
 #include <fmt/format.h>
 
@@ -197,6 +198,7 @@ struct TileKeyHash {
 // The tile choice per shape, per thread (sweeps run one worker per thread): a forward costs the
 // same GEMM shapes in every layer and micro-batch.
 const GemmTile* cached_tile(const TileKey& key, const GemmTile* store) {
+  if (!caches_enabled()) return nullptr;
   thread_local std::unordered_map<TileKey, GemmTile, TileKeyHash> cache;
   if (store) {
     if (cache.size() > 100000) cache.clear();  // bounded: a long sweep over many profiles

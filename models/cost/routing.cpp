@@ -1,4 +1,5 @@
 #include "models/cost/routing.hpp"
+#include "sim/core/caches.hpp"
 
 #include <array>
 #include <cmath>
@@ -43,6 +44,7 @@ RoutingStats compute_routing_stats(const RoutingSpec& r);
 RoutingStats routing_stats(const RoutingSpec& r) {
   // The same few layouts are asked for by every layer of every program: remember them (per
   // thread, so sweeps need no lock).
+  if (!caches_enabled()) return compute_routing_stats(r);
   thread_local std::map<std::array<int, 6>, RoutingStats> memo;
   const std::array<int, 6> key{r.experts,     r.topk,    r.groups,
                                r.topk_groups, r.ep_size, r.gpus_per_node};

@@ -1,4 +1,5 @@
 #include "models/graph/layer_builder.hpp"
+#include "sim/core/caches.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -180,6 +181,11 @@ const LayerPlan& LayerBuilder::plan(int layer, const MicroBatch& mb,
   for (const auto& s : mb.segments)
     key += "|" + std::to_string(s.q_len) + "x" + std::to_string(s.kv_len) + "x" +
            std::to_string(s.count);
+  if (!caches_enabled()) {  // every call plans afresh (kept: callers hold the reference)
+    LayerPlan p = build_uncached(layer, mb, mb_name);
+    scope_tensors(p, layer);
+    return uncached_.emplace_back(std::move(p));
+  }
   auto it = memo_.find(key);
   if (it != memo_.end()) return it->second;
   LayerPlan p = build_uncached(layer, mb, mb_name);

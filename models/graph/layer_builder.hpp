@@ -2,6 +2,7 @@
 // Turns a model, a GPU and a micro-batch into each layer's ops and their kernels (with Work from
 // the cost models), following SGLang's operation vocabulary. The ops of a layer form a DAG
 // (op_graph); strategies may order them differently as long as they respect it.
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -87,6 +88,7 @@ class LayerBuilder {
   const OpPlan* sample_op(LayerType type, const std::string& op) const;
   static void scope_tensors(LayerPlan& p, int layer);
   mutable std::map<std::string, LayerPlan> memo_;  // not shared between threads
+  mutable std::deque<LayerPlan> uncached_;         // plans made with the caches off
 };
 
 }  // namespace ovs
