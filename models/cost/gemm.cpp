@@ -213,9 +213,10 @@ const GemmTile* cached_tile(const TileKey& key, const GemmTile* store) {
 KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile* chosen) {
   const GemmParams& g = hw.kernels.gemm;
   const int d = static_cast<int>(s.dtype);
-  const std::string what = fmt::format("gemm {}x{}x{}", s.m, s.n, s.k);
+  // Named in errors only (formatted then, not on every call).
+  auto what = [&s] { return fmt::format("gemm {}x{}x{}", s.m, s.n, s.k); };
   if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.groups <= 0)
-    throw InputError("", 0, "gemm", what + ": M, N, K and groups must be positive");
+    throw InputError("", 0, "gemm", what() + ": M, N, K and groups must be positive");
   if (hw.peak_per_sm(s.dtype) <= 0)
     throw InputError("", 0, "dtype",
                      fmt::format("{} has no {} tensor cores", hw.name, dtype_name(s.dtype)));
@@ -266,7 +267,7 @@ KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile*
   }
   if (!have)
     throw InputError(hw.file, 0, "kernels.gemm",
-                     what + ": no tile's CTA fits on one SM of " + hw.name);
+                     what() + ": no tile's CTA fits on one SM of " + hw.name);
   cached_tile(key, &best.tile);
   if (chosen) *chosen = best.tile;
 
