@@ -201,15 +201,15 @@ const StrategyRun& WhatIfSession::run(const Strategy& s, RunWatcher* watch) {
   const LayerBuilder& lb = builder(w);
   auto r = std::make_unique<StrategyRun>();
   try {
-    *r = simulate_strategy(lb, s, watch, false);
+    *r = simulate_strategy(lb, s, watch, /*counters=*/false);
   } catch (const SimulationError& e) {
     throw InputError(s.file, 0, "", e.what());
   }
   r->timeline.reset();  // the statistics are kept; the timeline is only needed while running
   r->stats.memory = memory_per_gpu(model_, hw_, w, r->stats.split);
   if (!cached) {
-    watched_.push_back(std::move(r));
-    return *watched_.back();
+    kept_.push_back(std::move(r));
+    return *kept_.back();
   }
   auto& slot = cache_[key];
   slot = std::move(r);

@@ -153,7 +153,7 @@ class WhatIfSession {
   std::map<int, std::unique_ptr<LayerBuilder>> builders_;  // by DeepEP mode and CUDA graphs
   // Watched runs (traced: their events went to a watcher) are kept apart from the cache, so a
   // strategy compared with itself under a watcher does not free the run the first reference holds.
-  std::vector<std::unique_ptr<StrategyRun>> watched_;  // and runs made with the caches off
+  std::vector<std::unique_ptr<StrategyRun>> kept_;  // watched runs, and runs with the caches off
   std::vector<std::unique_ptr<LayerBuilder>> uncached_builders_;
 };
 void write_whatif_json(std::ostream& out, const WhatIfResult& r);

@@ -175,17 +175,17 @@ const LayerPlan& LayerBuilder::plan(int layer, const MicroBatch& mb,
   // Memoized per kind of layer, not per layer: identical layers (58 MoE layers of V3) share one
   // plan whose tensors are scoped to "the layer it is launched for" (the program builder fills
   // the index in), so each shape is costed once.
+  if (!caches_enabled()) {  // every call plans afresh (kept: callers hold the reference)
+    LayerPlan p = build_uncached(layer, mb, mb_name);
+    scope_tensors(p, layer);
+    return uncached_.emplace_back(std::move(p));
+  }
   const bool hashed = m_.family == ModelFamily::v4 && layer < m_.dense_layers + m_.hash_layers;
   std::string key = to_string(layer_type(layer)) + (hashed ? "#hash" : "") + "|" + mb_name + "|" +
                     std::to_string(mb.tokens) + "|" + std::to_string(mb.sequences);
   for (const auto& s : mb.segments)
     key += "|" + std::to_string(s.q_len) + "x" + std::to_string(s.kv_len) + "x" +
            std::to_string(s.count);
-  if (!caches_enabled()) {  // every call plans afresh (kept: callers hold the reference)
-    LayerPlan p = build_uncached(layer, mb, mb_name);
-    scope_tensors(p, layer);
-    return uncached_.emplace_back(std::move(p));
-  }
   auto it = memo_.find(key);
   if (it != memo_.end()) return it->second;
   LayerPlan p = build_uncached(layer, mb, mb_name);

@@ -7,10 +7,6 @@ namespace ovs {
 void set_caches_enabled(bool on);
 bool caches_enabled();
 
-}  // namespace ovs
-
-namespace ovs {
-
 // Turns the caches off (or leaves them) for one scope, restoring the previous setting after.
 class CachesOff {
  public:
