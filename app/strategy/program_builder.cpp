@@ -160,29 +160,35 @@ class Builder {
   }
 
   int launch(const KernelCost& c, int stream, const KernelInfo& info, int sm_cap = 0) {
-    KernelSpec k = c.spec(stream);
+    Program& p = out_.program;
+    p.kernels.push_back(c.spec(stream));
+    KernelSpec& k = p.kernels.back();
     if (sm_cap > 0) k.sm_cap = k.sm_cap > 0 ? std::min(k.sm_cap, sm_cap) : sm_cap;
-    return launch_spec(std::move(k), info);
+    return launched(info);
   }
 
   int launch_spec(KernelSpec k, const KernelInfo& info) {
+    out_.program.kernels.push_back(std::move(k));
+    return launched(info);
+  }
+
+  // Completes the program's last kernel (its layer's tensors, labels) and launches it.
+  int launched(const KernelInfo& info) {
+    Program& p = out_.program;
+    KernelSpec& k = p.kernels.back();
     // A shared layer plan's tensors belong to the layer this kernel is launched for.
     for (auto* list : {&k.work.reads, &k.work.writes})
       for (auto& t : *list)
         if (t.scope == TensorAccess::kThisLayer) t.scope = info.layer;
-    KernelInfo info_with_stage = info;
-    if (info.layer >= 0) info_with_stage.stage = cur_stage_;
     k.op = info.op;
     k.micro_batch = info.micro_batch;
     if (info.comm && k.category.empty()) k.category = to_string(KernelCategory::comm);
-    Program& p = out_.program;
-    p.kernels.push_back(std::move(k));
-    out_.info.push_back(info_with_stage);
+    out_.info.push_back(info);
+    if (info.layer >= 0) out_.info.back().stage = cur_stage_;
     const int id = static_cast<int>(p.kernels.size()) - 1;
     // Data in flight is not a host launch: it follows the send kernel by itself.
     std::optional<double> host_us;
-    const KernelSpec& kk = p.kernels.back();
-    if (kk.fixed_sms == 0 && kk.work.ctas == 0) host_us = 0.0;
+    if (k.fixed_sms == 0 && k.work.ctas == 0) host_us = 0.0;
     p.actions.push_back({LaunchAction{id, host_us}, info.op});
     if (!host_us) ++out_.launch_count;
     return id;
@@ -203,9 +209,11 @@ class Builder {
   void run_op(const StagedOp& so, int m) {
     const OpPlan& op = *so.op;
     cur_stage_ = so.stage_in_layer;
-    const std::string label =
-        std::string(m ? "B" : "A") + ".L" + std::to_string(so.layer) + "." + op.op;
-    out_.host_issue.push_back(label);
+    char digits[16];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, so.layer);
+    std::string& label = out_.host_issue.emplace_back();
+    label.reserve(4 + static_cast<size_t>(end - digits) + op.op.size());
+    label.append(m ? "B.L" : "A.L").append(digits, end).append(1, '.').append(op.op);
     Program& p = out_.program;
     // Python / framework overhead of the op; CUDA-graph replay has none.
     if (p.launch_mode == LaunchMode::eager && hw_.kernels.framework_op_us > 0)
