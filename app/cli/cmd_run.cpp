@@ -6,6 +6,7 @@
 #include "app/program/run_report.hpp"
 #include "sim/core/error.hpp"
 #include "sim/engine/engine.hpp"
+#include "sim/engine/fast_forward.hpp"
 #include "sim/engine/timeline.hpp"
 #include "sim/io/atomic_file.hpp"
 #include "sim/io/chrome_trace.hpp"
@@ -17,6 +18,7 @@ struct RunOptions {
   std::string program;
   bool json = false;
   std::string trace;
+  bool no_fast_forward = false;
 };
 
 int run_program(const RunOptions& o, CliContext& ctx) {
@@ -68,7 +70,12 @@ void add_run_command(CLI::App& app, CliContext& ctx) {
                 "Print one JSON object (makespan_us, serial_us, streams, kernels)");
   cmd->add_option("--trace", opts->trace,
                   "Write a Chrome/Perfetto trace (open in ui.perfetto.dev)");
-  cmd->callback([opts, &ctx] { ctx.exit_code = run_program(*opts, ctx); });
+  cmd->add_flag("--no-fast-forward", opts->no_fast_forward,
+                "Simulate every period of identical kernels step by step (same results, slower)");
+  cmd->callback([opts, &ctx] {
+    const FastForwardOff no_ff(opts->no_fast_forward);
+    ctx.exit_code = run_program(*opts, ctx);
+  });
 }
 
 }  // namespace ovs

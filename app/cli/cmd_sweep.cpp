@@ -16,6 +16,7 @@
 #include "app/sweep/sweep_runner.hpp"
 #include "sim/core/caches.hpp"
 #include "sim/core/error.hpp"
+#include "sim/engine/fast_forward.hpp"
 
 namespace ovs {
 namespace {
@@ -30,6 +31,7 @@ struct SweepCliOptions {
   bool quiet = false;
   bool json = false;
   bool no_cache = false;
+  bool no_fast_forward = false;
 };
 
 int run_sweep_cmd(SweepCliOptions& o, CliContext& ctx) {
@@ -95,8 +97,11 @@ void add_sweep_commands(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--json", o->json, "Print the summary (and the report's) as one JSON object");
   cmd->add_flag("--no-cache", o->no_cache,
                 "Compute every kernel cost, layer plan and run afresh (same bytes, slower)");
+  cmd->add_flag("--no-fast-forward", o->no_fast_forward,
+                "Simulate every period of identical layers step by step (same results, slower)");
   cmd->callback([o, &ctx] {
     const CachesOff off(o->no_cache);
+    const FastForwardOff no_ff(o->no_fast_forward);
     ctx.exit_code = run_sweep_cmd(*o, ctx);
   });
 

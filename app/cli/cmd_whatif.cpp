@@ -8,6 +8,7 @@
 #include "app/cli/flag_checks.hpp"
 #include "app/cli/trace_file.hpp"
 #include "sim/core/caches.hpp"
+#include "sim/engine/fast_forward.hpp"
 
 namespace ovs {
 namespace {
@@ -22,6 +23,7 @@ struct WhatIfOptions {
   bool explain = false;
   std::string trace;
   bool no_cache = false;
+  bool no_fast_forward = false;
 };
 
 int run(const WhatIfOptions& o, CliContext& ctx) {
@@ -116,8 +118,11 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--trace", o->trace, "Write both runs to a Perfetto trace");
   cmd->add_flag("--no-cache", o->no_cache,
                 "Compute every kernel cost, layer plan and run afresh (same results, slower)");
+  cmd->add_flag("--no-fast-forward", o->no_fast_forward,
+                "Simulate every period of identical layers step by step (same results, slower)");
   cmd->callback([o, &ctx] {
     const CachesOff off(o->no_cache);
+    const FastForwardOff no_ff(o->no_fast_forward);
     ctx.exit_code = run(*o, ctx);
   });
 }

@@ -2,14 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <span>
 #include <string>
 
+#include "sim/engine/fast_forward.hpp"
 #include "sim/engine/kernel_model.hpp"
 #include "sim/engine/l2_tracker.hpp"
 #include "sim/engine/share_solver.hpp"
 #include "sim/engine/sm_pool.hpp"
+#include "sim/engine/steady_state.hpp"
+#include "sim/engine/time_grid.hpp"
 
 namespace ovs {
 namespace {
@@ -61,10 +65,13 @@ class Run {
       : hw_(hw),
         p_(p),
         obs_(obs ? obs : &null_),
+        log_(obs_),
         l2_(hw.l2_size_bytes),
         solver_(kNumShared),
         pool_(hw.sm_count, static_cast<int>(p.kernels.size())) {
     observed_ = obs != nullptr && obs->wants_counters();
+    ff_ = fast_forward_enabled() && !observed_;  // counters are not replayed
+    if (ff_) obs_ = &log_;
     const std::string problem = check_program(p);
     if (!problem.empty()) throw std::invalid_argument(problem);
     models_.reserve(p.kernels.size());
@@ -73,10 +80,16 @@ class Run {
       models_.push_back(make_kernel_model(hw, k));
       const auto& m = models_.back();
       tensors_begin_.push_back({tensors_.size(), k.work.reads.size()});
+      const int index = static_cast<int>(models_.size()) - 1;
       for (const auto& r : k.work.reads)
         tensors_.push_back({l2_.intern(r.tensor, r.scope), r.bytes});
       for (const auto& w : k.work.writes)
         tensors_.push_back({l2_.intern(w.tensor, w.scope), w.bytes});
+      for (size_t i = tensors_begin_.back().first; i < tensors_.size(); ++i) {
+        const int id = tensors_[i].id;
+        if (last_use_.size() <= static_cast<size_t>(id)) last_use_.resize(id + 1, -1);
+        last_use_[id] = index;
+      }
       pool_.set_share(static_cast<int>(models_.size()) - 1, m.share, m.occupancy);
     }
     tensors_begin_.push_back({tensors_.size(), 0});
@@ -91,6 +104,7 @@ class Run {
   RunResult go() {
     settle();
     while (true) {
+      if (ff_) steady_state();
       ++result_.steps;
       if (rates_dirty_) compute_rates();
       const double next = next_time();
@@ -111,12 +125,13 @@ class Run {
   // ---- host thread -------------------------------------------------------------------------
   double action_cost(const HostAction& a) const {
     if (auto* l = std::get_if<LaunchAction>(&a.step)) {
-      if (l->host_us) return *l->host_us;
-      return p_.launch_mode == LaunchMode::graph ? hw_.launch_graph_us : hw_.launch_eager_us;
+      if (l->host_us) return on_time_grid(*l->host_us);
+      return on_time_grid(p_.launch_mode == LaunchMode::graph ? hw_.launch_graph_us
+                                                              : hw_.launch_eager_us);
     }
     if (std::holds_alternative<RecordAction>(a.step) || std::holds_alternative<WaitAction>(a.step))
-      return hw_.event_host_us;
-    if (auto* d = std::get_if<DelayAction>(&a.step)) return d->us;
+      return on_time_grid(hw_.event_host_us);
+    if (auto* d = std::get_if<DelayAction>(&a.step)) return on_time_grid(d->us);
     return 0;
   }
 
@@ -227,6 +242,7 @@ class Run {
 
   void fire(int record) {
     records_[record].fired = true;
+    ++records_fired_;
     obs_->on_event_fired(t_, records_[record].event);
     for (size_t s = 0; s < streams_.size(); ++s) {
       const StreamRun& st = streams_[s];
@@ -385,7 +401,7 @@ class Run {
     r.state = KState::running;
     r.resident = ctas;
     r.sms = ctas > 0 ? pool_.sms_of(k) : 0;
-    r.latency_left = m.latency_us;
+    r.latency_left = on_time_grid(m.latency_us);
     r.spinning = r.spin_record >= 0 && !records_[r.spin_record].fired;
     if (r.spinning) spinners_.push_back(k);
     r.usage = {m.hbm_bytes, m.l2_bytes, m.link_bytes[0], m.link_bytes[1]};
@@ -517,7 +533,7 @@ class Run {
     if (r.latency_left > 0) return t_ + r.latency_left;
     if (r.rate == kInf) return t_;
     if (r.rate <= 0) return kInf;
-    return t_ + r.remaining / r.rate;
+    return t_ + on_time_grid(r.remaining / r.rate);
   }
 
   // The next event time; keeps each running kernel's finish time for advance().
@@ -611,10 +627,400 @@ class Run {
     return {tensors_.data() + begin + n, end - begin - n};
   }
 
+  // ---- steady-state fast-forward ---------------------------------------------------------------
+  // Once the host has issued everything, only GPU-side state decides the rest of the run. The
+  // kernels are scanned for a period K (identical layers: same model, stream and tensors, the
+  // layer scope of the tensors advancing by D). At every K-th kernel's start (an anchor) the
+  // state is taken relative to that period: running and waiting kernels with their progress,
+  // the SM groups, the live L2 tensors, all shifted back by K kernels, R records and the time.
+  // When two consecutive anchors give the same state, and the program ahead repeats the window
+  // between them m more times, the run after those m periods is that state shifted by m
+  // periods: the window's notifications are replayed m times and the state is moved at once.
+  // Exact because every time is on the time grid and L2 traffic is counted in whole bytes.
+  struct FfTensor {
+    int id, name, scope, readers;
+    std::int64_t since;
+    bool operator<(const FfTensor& o) const {
+      return name != o.name ? name < o.name : scope < o.scope;
+    }
+  };
+  struct FfSnapshot {
+    int anchor = 0;
+    double t = 0;
+    std::int64_t steps = 0, streamed = 0, fired = 0;
+    size_t done = 0;
+    std::vector<size_t> heads;
+    std::vector<int> running, ready, spinners;
+    std::vector<KernelRun> runs;  // running_, then ready_
+    std::vector<SmPool::Group> groups;
+    std::vector<FfTensor> tensors;  // sorted
+    bool rates_dirty = false, solver_has_base = false;
+  };
+
+  bool host_done() const {
+    return action_ >= p_.actions.size() && pending_action_ < 0 && blocked_on_ < 0;
+  }
+
+  void steady_state() {
+    if (!host_done()) return;
+    if (ff_period_ == 0) {
+      if (done_count_ < ff_redetect_at_ || ff_detections_ >= 8) return;
+      detect_period();
+      if (ff_period_ == 0) {
+        ff_redetect_at_ = done_count_ + std::max<size_t>(64, (kr_.size() - done_count_) / 8);
+        return;
+      }
+    }
+    if (ff_anchor_ >= static_cast<int>(kr_.size())) return;
+    const KState st = kr_[ff_anchor_].state;
+    if (st == KState::queued || st == KState::ready || st == KState::not_issued) return;
+    const int anchor = ff_anchor_;
+    ff_anchor_ += ff_period_;
+    if (streams_dirty_ || capacity_freed_ || ready_added_ || !new_ready_.empty()) {
+      ff_have_prev_ = false;
+      log_.start_recording();
+      return;
+    }
+    snapshot(anchor, ff_cur_);
+    std::int64_t jumped = 0;
+    if (ff_have_prev_ && ff_prev_.anchor + ff_period_ == anchor && log_.saw_kernel_end() &&
+        same_relative(ff_prev_, ff_cur_))
+      jumped = jump(ff_prev_, ff_cur_);
+    if (jumped > 0) {
+      ff_anchor_ = anchor + static_cast<int>((jumped + 1) * ff_period_);
+      ff_have_prev_ = false;
+    } else {
+      std::swap(ff_prev_, ff_cur_);
+      ff_have_prev_ = true;
+    }
+    log_.start_recording();
+  }
+
+  static std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h;
+  }
+  static std::uint64_t bits(double d) {
+    std::uint64_t u;
+    std::memcpy(&u, &d, sizeof u);
+    return u;
+  }
+  static bool same_model(const KernelModel& a, const KernelModel& b) {
+    return a.given == b.given && a.duration_us == b.duration_us && a.grid == b.grid &&
+           a.max_resident == b.max_resident && a.request_sms == b.request_sms &&
+           a.share == b.share && a.ctas_per_sm == b.ctas_per_sm && a.occupancy == b.occupancy &&
+           a.compute_us_one_sm == b.compute_us_one_sm && a.pipe_us == b.pipe_us &&
+           a.units == b.units && a.latency_us == b.latency_us && a.hbm_bytes == b.hbm_bytes &&
+           a.l2_bytes == b.l2_bytes && a.link_bytes == b.link_bytes;
+  }
+  std::uint64_t signature(int k) const {
+    const KernelModel& m = models_[k];
+    const KernelSpec& s = p_.kernels[k];
+    std::uint64_t h = mix(0, static_cast<std::uint64_t>(s.stream));
+    h = mix(h, s.spin_on_event >= 0 ? 1 : 2);  // events are per layer: the record shift checks them
+    for (double d : {m.duration_us, m.compute_us_one_sm, m.pipe_us, m.units, m.latency_us,
+                     m.hbm_bytes, m.l2_bytes, m.link_bytes[0], m.link_bytes[1]})
+      h = mix(h, bits(d));
+    h = mix(h, static_cast<std::uint64_t>(m.grid) * 31 + static_cast<std::uint64_t>(m.given));
+    const auto [begin, n] = tensors_begin_[static_cast<size_t>(k)];
+    h = mix(h, n);
+    for (size_t i = begin; i < tensors_begin_[static_cast<size_t>(k) + 1].first; ++i) {
+      const int id = tensors_[i].id;
+      h = mix(h, static_cast<std::uint64_t>(l2_.name_of(id)));
+      h = mix(h, bits(tensors_[i].bytes));
+      h = mix(h, l2_.scope_of(id) == -1 ? 1 : 2);
+    }
+    return h;
+  }
+
+  // The lowest kernel not done: the first kernel at or after some stream's head.
+  int lowest_live_kernel() const {
+    int lo = static_cast<int>(kr_.size());
+    for (const auto& s : streams_)
+      for (size_t j = s.head; j < s.items.size(); ++j)
+        if (s.items[j].type == StreamItem::kernel) {
+          lo = std::min(lo, s.items[j].index);
+          break;
+        }
+    return lo;
+  }
+
+  void detect_period() {
+    ++ff_detections_;
+    const int n = static_cast<int>(kr_.size());
+    if (ff_sig_.empty()) {
+      ff_sig_.resize(kr_.size());
+      for (int k = 0; k < n; ++k) ff_sig_[k] = signature(k);
+      record_stream_.assign(records_.size(), -1);
+      record_pos_.assign(records_.size(), 0);
+      for (size_t s = 0; s < streams_.size(); ++s)
+        for (size_t j = 0; j < streams_[s].items.size(); ++j)
+          if (streams_[s].items[j].type == StreamItem::record) {
+            record_stream_[streams_[s].items[j].index] = static_cast<int>(s);
+            record_pos_[streams_[s].items[j].index] = j;
+          }
+    }
+    const int lo = lowest_live_kernel();
+    if (lo >= n) return;
+    const LeadingPeriod lp = leading_period(ff_sig_, static_cast<size_t>(lo), 3);
+    if (lp.period <= 0) return;
+    const int K = lp.period;
+    int D = 0;
+    for (int k = lo; k < lo + K && D == 0; ++k) {
+      const auto a = all_tensors(k), b = all_tensors(k + K);
+      for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+        if (l2_.scope_of(a[i].id) != -1 && l2_.scope_of(b[i].id) != -1) {
+          D = l2_.scope_of(b[i].id) - l2_.scope_of(a[i].id);
+          break;
+        }
+    }
+    int anchor = lo + K;
+    while (anchor < n && kr_[anchor].state != KState::queued) anchor += K;
+    if (anchor >= n) return;
+    ff_period_ = K;
+    ff_scope_step_ = D;
+    ff_anchor_ = anchor;
+    ff_have_prev_ = false;
+    ff_equiv_.assign(kr_.size(), -1);
+  }
+
+  std::span<const TensorRef> all_tensors(int k) const {
+    const size_t begin = tensors_begin_[static_cast<size_t>(k)].first;
+    const size_t end = tensors_begin_[static_cast<size_t>(k) + 1].first;
+    return {tensors_.data() + begin, end - begin};
+  }
+
+  void snapshot(int anchor, FfSnapshot& s) {
+    s.anchor = anchor;
+    s.t = t_;
+    s.steps = result_.steps;
+    s.streamed = l2_.streamed_bytes();
+    s.fired = records_fired_;
+    s.done = done_count_;
+    s.heads.resize(streams_.size());
+    for (size_t i = 0; i < streams_.size(); ++i) s.heads[i] = streams_[i].head;
+    s.running = running_;
+    s.ready = ready_;
+    s.spinners = spinners_;
+    s.runs.clear();
+    for (int k : running_) s.runs.push_back(kr_[k]);
+    for (int k : ready_) s.runs.push_back(kr_[k]);
+    s.groups = pool_.groups();
+    s.tensors.clear();
+    const int lo = lowest_live_kernel();
+    for (int id : l2_.live_tensors())
+      if (last_use_[id] >= lo)
+        s.tensors.push_back(
+            {id, l2_.name_of(id), l2_.scope_of(id), l2_.readers(id), l2_.since(id)});
+    std::sort(s.tensors.begin(), s.tensors.end());
+    s.rates_dirty = rates_dirty_;
+    s.solver_has_base = solver_has_base_;
+  }
+
+  static bool shifted(const std::vector<int>& a, const std::vector<int>& b, int K) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (b[i] != a[i] + K) return false;
+    return true;
+  }
+
+  // b is a shifted by one period (K kernels, R records, E launches, D layers, b.t - a.t).
+  bool same_relative(const FfSnapshot& a, const FfSnapshot& b) const {
+    const int K = ff_period_;
+    const std::int64_t R = b.fired - a.fired;
+    const std::int64_t E = kr_[b.anchor].enqueue_seq - kr_[a.anchor].enqueue_seq;
+    if (!(b.t > a.t) || b.done - a.done != static_cast<size_t>(K)) return false;
+    if (!shifted(a.running, b.running, K) || !shifted(a.ready, b.ready, K) ||
+        !shifted(a.spinners, b.spinners, K) || a.runs.size() != b.runs.size())
+      return false;
+    if (a.rates_dirty != b.rates_dirty || a.solver_has_base != b.solver_has_base) return false;
+    for (size_t i = 0; i < a.runs.size(); ++i) {
+      const KernelRun& x = a.runs[i];
+      const KernelRun& y = b.runs[i];
+      if (x.state != y.state || x.resident != y.resident || x.sms != y.sms ||
+          bits(x.remaining) != bits(y.remaining) || bits(x.latency_left) != bits(y.latency_left) ||
+          bits(x.rate) != bits(y.rate) || bits(x.cap) != bits(y.cap) ||
+          x.cap_resident != y.cap_resident || x.stream != y.stream || x.priority != y.priority ||
+          x.usage != y.usage || x.ready_us - a.t != y.ready_us - b.t ||
+          y.enqueue_seq - x.enqueue_seq != E || x.spinning != y.spinning || x.fresh != y.fresh)
+        return false;
+      if ((x.spin_record < 0) != (y.spin_record < 0)) return false;
+      if (x.spin_record >= 0 && y.spin_record - x.spin_record != R) return false;
+    }
+    if (a.groups.size() != b.groups.size()) return false;
+    for (size_t g = 0; g < a.groups.size(); ++g) {
+      const auto& x = a.groups[g];
+      const auto& y = b.groups[g];
+      if (x.count != y.count || x.used != y.used || x.residents.size() != y.residents.size())
+        return false;
+      for (size_t r = 0; r < x.residents.size(); ++r)
+        if (y.residents[r].kernel != x.residents[r].kernel + K ||
+            y.residents[r].ctas != x.residents[r].ctas)
+          return false;
+    }
+    if (a.tensors.size() != b.tensors.size()) return false;
+    ff_scratch_.assign(a.tensors.begin(), a.tensors.end());
+    for (auto& t : ff_scratch_)
+      if (t.scope != -1) t.scope += ff_scope_step_;
+    std::sort(ff_scratch_.begin(), ff_scratch_.end());
+    for (size_t i = 0; i < ff_scratch_.size(); ++i) {
+      const FfTensor& x = ff_scratch_[i];
+      const FfTensor& y = b.tensors[i];
+      if (x.name != y.name || x.scope != y.scope || x.readers != y.readers || x.since != y.since)
+        return false;
+    }
+    return true;
+  }
+
+  // Kernel k is kernel k - K again: same stream, model and tensors (layer scopes + D).
+  bool equivalent(int k) {
+    signed char& c = ff_equiv_[k];
+    if (c >= 0) return c == 1;
+    const int a = k - ff_period_;
+    bool same = a >= 0 && p_.kernels[a].stream == p_.kernels[k].stream &&
+                (p_.kernels[a].spin_on_event >= 0) == (p_.kernels[k].spin_on_event >= 0) &&
+                same_model(models_[a], models_[k]) &&
+                tensors_begin_[a].second == tensors_begin_[k].second;
+    if (same) {
+      const auto x = all_tensors(a), y = all_tensors(k);
+      same = x.size() == y.size();
+      for (size_t i = 0; same && i < x.size(); ++i) {
+        const int s = l2_.scope_of(x[i].id);
+        same = l2_.name_of(x[i].id) == l2_.name_of(y[i].id) && x[i].bytes == y[i].bytes &&
+               (s == -1 ? y[i].id == x[i].id
+                        : l2_.scope_of(y[i].id) == s + ff_scope_step_ && s + ff_scope_step_ != -1);
+      }
+    }
+    c = same ? 1 : 0;
+    return same;
+  }
+
+  // Record r + R is recorded where record r is, one period later on its stream, of the event
+  // ff_event_step_ events on (events are per layer; the first record checked sets the step).
+  bool record_shifts(int r, std::int64_t R, const std::vector<size_t>& period_items) {
+    const std::int64_t q = r + R;
+    if (q < 0 || q >= static_cast<std::int64_t>(records_.size())) return false;
+    const int s = record_stream_[r];
+    if (s < 0 || record_stream_[q] != s || record_pos_[q] != record_pos_[r] + period_items[s])
+      return false;
+    const int step = records_[q].event - records_[r].event;
+    if (!ff_event_step_known_) {
+      ff_event_step_ = step;
+      ff_event_step_known_ = true;
+    }
+    return step == ff_event_step_;
+  }
+
+  // Moves the run on by as many periods as the program ahead repeats the window a -> b; returns
+  // how many (0: none).
+  std::int64_t jump(const FfSnapshot& a, const FfSnapshot& b) {
+    const int K = ff_period_;
+    const std::int64_t R = b.fired - a.fired;
+    const std::int64_t E = kr_[b.anchor].enqueue_seq - kr_[a.anchor].enqueue_seq;
+    std::vector<size_t> ps(streams_.size());
+    ff_event_step_known_ = false;
+    ff_event_step_ = 0;
+    std::int64_t m = std::numeric_limits<int>::max() / std::max(1, K);
+    for (size_t s = 0; s < streams_.size(); ++s) {
+      const size_t size = streams_[s].items.size();
+      ps[s] = b.heads[s] - a.heads[s];
+      if (ps[s] == 0) {
+        if (b.heads[s] != size) return 0;
+        continue;
+      }
+      if (b.heads[s] >= size) return 0;
+      m = std::min<std::int64_t>(m, static_cast<std::int64_t>((size - 1 - b.heads[s]) / ps[s]));
+    }
+    if (m <= 0) return 0;
+    for (size_t s = 0; s < streams_.size() && m > 0; ++s) {
+      if (ps[s] == 0) continue;
+      const auto& items = streams_[s].items;
+      // Items a.head .. b.head + (m - 1) ps must repeat one period later.
+      const size_t last = b.heads[s] + static_cast<size_t>(m - 1) * ps[s];
+      for (size_t j = a.heads[s]; j <= last; ++j) {
+        const StreamItem x = items[j];
+        const StreamItem y = items[j + ps[s]];
+        bool ok = x.type == y.type;
+        if (ok && x.type == StreamItem::kernel) {
+          const KernelRun& kx = kr_[x.index];
+          const KernelRun& ky = kr_[y.index];
+          ok = y.index == x.index + K && equivalent(y.index) &&
+               ky.enqueue_seq - kx.enqueue_seq == E &&
+               (kx.spin_record < 0) == (ky.spin_record < 0) &&
+               (kx.spin_record < 0 ||
+                (ky.spin_record - kx.spin_record == R && record_shifts(kx.spin_record, R, ps)));
+        } else if (ok) {
+          ok = y.index - x.index == R && record_shifts(x.index, R, ps);
+        }
+        if (!ok) {
+          // j must lie beyond b.head + (m - 1) ps: m - 1 < (j - b.head) / ps.
+          if (j < b.heads[s] + 1) return 0;
+          m = std::min<std::int64_t>(m,
+                                     static_cast<std::int64_t>((j - 1 - b.heads[s]) / ps[s]) + 1);
+          break;
+        }
+      }
+    }
+    if (m <= 0) return 0;
+    // The live tensors' images m periods on must exist.
+    for (const FfTensor& t : b.tensors)
+      if (t.scope != -1 && l2_.find(t.name, t.scope + static_cast<int>(m) * ff_scope_step_) < 0)
+        return 0;
+
+    const double dt = static_cast<double>(m) * (b.t - a.t);
+    const int dk = static_cast<int>(m * K);
+    log_.replay(m, b.t - a.t, K, ff_event_step_);
+    log_.start_recording();
+    result_.steps += m * (b.steps - a.steps);
+    result_.periods_fast_forwarded += m;
+    t_ += dt;
+    gpu_end_ += dt;
+    done_count_ += static_cast<size_t>(m) * (b.done - a.done);
+    records_fired_ += m * R;
+    l2_.advance_streamed(m * (b.streamed - a.streamed));
+    for (const FfTensor& t : b.tensors) l2_.set_state(t.id, 0, L2Tracker::kNever);
+    for (const FfTensor& t : b.tensors) {
+      const int id =
+          t.scope == -1 ? t.id : l2_.find(t.name, t.scope + static_cast<int>(m) * ff_scope_step_);
+      l2_.set_state(id, t.readers, t.since);
+    }
+    for (size_t s = 0; s < streams_.size(); ++s) {
+      StreamRun& st = streams_[s];
+      const size_t to = st.head + static_cast<size_t>(m) * ps[s];
+      for (size_t j = st.head; j < to; ++j) {
+        const StreamItem it = st.items[j];
+        if (it.type == StreamItem::kernel) {
+          kr_[it.index].state = KState::done;
+          kr_[it.index].remaining = 0;
+        } else if (it.type == StreamItem::record) {
+          records_[it.index].fired = true;
+        }
+      }
+      st.head = to;
+    }
+    const size_t nr = b.running.size();
+    for (size_t i = 0; i < b.runs.size(); ++i) {
+      const int k = i < nr ? b.running[i] : b.ready[i - nr];
+      KernelRun& dst = kr_[k + dk];
+      KernelRun run = b.runs[i];
+      run.enqueue_seq = dst.enqueue_seq;
+      run.spin_record = dst.spin_record;
+      run.ready_us += dt;
+      run.end_us += dt;
+      dst = run;
+    }
+    for (int& k : running_) k += dk;
+    for (int& k : ready_) k += dk;
+    for (int& k : spinners_) k += dk;
+    pool_.shift_kernels(dk);
+    return m;
+  }
+
   const Hardware& hw_;
   const Program& p_;
   Observer null_;
   Observer* obs_;
+  ObserverLog log_;  // obs_ while the fast-forward is on
   L2Tracker l2_;
   ShareSolver solver_;
   SmPool pool_;
@@ -655,6 +1061,24 @@ class Run {
   bool ready_added_ = false;
   bool rates_dirty_ = true;
   RunResult result_;
+  // fast-forward (see steady_state())
+  bool ff_ = false;
+  std::vector<int> last_use_;  // by L2 tensor id: the last kernel that reads or writes it
+  std::int64_t records_fired_ = 0;
+  int ff_period_ = 0;      // K: kernels per period; 0 while none is known
+  int ff_scope_step_ = 0;  // D: layer scopes per period
+  int ff_anchor_ = 0;      // the kernel whose start takes the next snapshot
+  int ff_detections_ = 0;
+  int ff_event_step_ = 0;  // events per period (the jump being checked)
+  bool ff_event_step_known_ = false;
+  size_t ff_redetect_at_ = 0;
+  bool ff_have_prev_ = false;
+  FfSnapshot ff_prev_, ff_cur_;
+  mutable std::vector<FfTensor> ff_scratch_;
+  std::vector<std::uint64_t> ff_sig_;
+  std::vector<signed char> ff_equiv_;  // by kernel: -1 not checked, 0 no, 1 equivalent()
+  std::vector<int> record_stream_;     // by record: the stream its record item is on
+  std::vector<size_t> record_pos_;     // by record: its item's position on that stream
 };
 
 }  // namespace

@@ -19,6 +19,9 @@ struct RunResult {
   double host_busy_us = 0;     // launches, event calls, delays
   double host_blocked_us = 0;  // waiting on events (BlockAction)
   std::int64_t steps = 0;      // engine steps (times at which something happened)
+  // Periods of identical layers the steady-state fast-forward advanced at once (counted in
+  // `steps` as if simulated); 0 with the fast-forward off. Not part of any report.
+  std::int64_t periods_fast_forwarded = 0;
 };
 
 // Forwards every notification to several observers, in order.

@@ -1,14 +1,18 @@
 #include "sim/engine/l2_tracker.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ovs {
 
 int L2Tracker::intern(const std::string& tensor, int scope) {
   const auto name = names_.try_emplace(tensor, static_cast<int>(names_.size())).first->second;
-  auto fresh = [this] {
-    last_touch_.push_back(-1.0);
+  auto fresh = [&] {
+    last_touch_.push_back(kNever);
     readers_.push_back(0);
+    name_of_.push_back(name);
+    scope_of_.push_back(scope);
+    listed_.push_back(0);
     return static_cast<int>(last_touch_.size()) - 1;
   };
   // Scopes are -1 (the whole model) or a layer index: a table per name; any other scope (a
@@ -29,11 +33,45 @@ int L2Tracker::intern(const std::string& tensor, int scope) {
   return it->second;
 }
 
+int L2Tracker::find(int name, int scope) const {
+  if (name < 0) return -1;
+  const std::int64_t slot = std::int64_t(scope) + 1;
+  if (slot >= 0 && slot < kDenseScopes) {
+    if (static_cast<size_t>(name) >= by_scope_.size()) return -1;
+    const auto& row = by_scope_[static_cast<size_t>(name)];
+    return static_cast<size_t>(slot) < row.size() ? row[static_cast<size_t>(slot)] : -1;
+  }
+  const auto it = ids_.find((std::int64_t(name) << 32) | std::uint32_t(scope));
+  return it == ids_.end() ? -1 : it->second;
+}
+
+void L2Tracker::add_traffic(double dram_bytes) {
+  streamed_bytes_ += std::llround(dram_bytes);
+}
+
 double L2Tracker::resident_fraction(int id, double bytes) const {
   if (readers_[id] > 0) return 1.0;
-  if (last_touch_[id] < 0 || bytes <= 0) return 0.0;
-  const double since = streamed_bytes_ - last_touch_[id];
+  if (last_touch_[id] == kNever || bytes <= 0) return 0.0;
+  const double since = static_cast<double>(streamed_bytes_ - last_touch_[id]);
   return std::clamp((l2_size_bytes_ - since) / bytes, 0.0, 1.0);
+}
+
+void L2Tracker::set_state(int id, int readers, std::int64_t since) {
+  readers_[id] = readers;
+  last_touch_[id] = since == kNever ? kNever : streamed_bytes_ - since;
+  if (live(id)) note(id);
+}
+
+const std::vector<int>& L2Tracker::live_tensors() {
+  size_t kept = 0;
+  for (int id : recent_) {
+    if (live(id))
+      recent_[kept++] = id;
+    else
+      listed_[id] = 0;
+  }
+  recent_.resize(kept);
+  return recent_;
 }
 
 }  // namespace ovs

@@ -3,6 +3,9 @@
 // bytes of DRAM traffic have streamed through L2 since it was last touched (an LRU of the size
 // of L2), or if another running kernel is reading it right now (the second reader's lines are
 // in flight already). Partial residency is proportional.
+//
+// Traffic is counted in whole bytes (int64), so "bytes since the last touch" is exact and does
+// not depend on how much streamed before: the engine's fast-forward relies on that.
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -12,24 +15,66 @@ namespace ovs {
 
 class L2Tracker {
  public:
+  static constexpr std::int64_t kNever = INT64_MIN;  // last touch of a tensor never touched
+
   explicit L2Tracker(double l2_size_bytes) : l2_size_bytes_(l2_size_bytes) {}
 
   int intern(const std::string& tensor, int scope = -1);
   double resident_fraction(int id, double bytes) const;
-  void begin_read(int id) { ++readers_[id]; }
+  void begin_read(int id) {
+    ++readers_[id];
+    note(id);
+  }
   void end_read(int id) { --readers_[id]; }
-  void touch(int id) { last_touch_[id] = streamed_bytes_; }
-  void add_traffic(double dram_bytes) { streamed_bytes_ += dram_bytes; }
+  void touch(int id) {
+    last_touch_[id] = streamed_bytes_;
+    note(id);
+  }
+  void add_traffic(double dram_bytes);
+
+  // ---- for the fast-forward: tensors by (name, scope), and the state that decides residency
+  int name_of(int id) const { return name_of_[id]; }
+  int scope_of(int id) const { return scope_of_[id]; }
+  int find(int name, int scope) const;  // -1 if no kernel names it
+  std::int64_t streamed_bytes() const { return streamed_bytes_; }
+  void advance_streamed(std::int64_t bytes) { streamed_bytes_ += bytes; }
+  int readers(int id) const { return readers_[id]; }
+  // Bytes streamed since the last touch; kNever if never touched.
+  std::int64_t since(int id) const {
+    return last_touch_[id] == kNever ? kNever : streamed_bytes_ - last_touch_[id];
+  }
+  // A tensor whose residency can still be above zero: read now, or touched less than an L2 of
+  // traffic ago. Any other tensor reads as absent until it is touched again.
+  bool live(int id) const {
+    if (readers_[id] > 0) return true;
+    const std::int64_t s = since(id);
+    return s != kNever && static_cast<double>(s) < l2_size_bytes_;
+  }
+  // Sets a tensor's state (since: bytes since its last touch, or kNever).
+  void set_state(int id, int readers, std::int64_t since);
+  // The live tensors, in no particular order (drops from its list those no longer live).
+  const std::vector<int>& live_tensors();
 
  private:
+  void note(int id) {
+    if (!listed_[id]) {
+      listed_[id] = 1;
+      recent_.push_back(id);
+    }
+  }
+
   double l2_size_bytes_;
-  double streamed_bytes_ = 0;
+  std::int64_t streamed_bytes_ = 0;
   std::unordered_map<std::string, int> names_;  // name -> name id
   static constexpr std::int64_t kDenseScopes = 4096;
   std::vector<std::vector<int>> by_scope_;     // [name id][scope + 1] -> tensor id, -1 none
   std::unordered_map<std::int64_t, int> ids_;  // other (name id, scope) -> tensor id
-  std::vector<double> last_touch_;             // streamed_bytes_ at last touch; < 0 never touched
+  std::vector<std::int64_t> last_touch_;       // streamed_bytes_ at last touch, or kNever
   std::vector<int> readers_;
+  std::vector<int> name_of_;   // by tensor id
+  std::vector<int> scope_of_;  // by tensor id
+  std::vector<char> listed_;   // by tensor id: in recent_
+  std::vector<int> recent_;    // tensors touched or read, not yet found dead
 };
 
 }  // namespace ovs

@@ -137,6 +137,23 @@ void SmPool::release(int kernel) {
   }
 }
 
+void SmPool::shift_kernels(int delta) {
+  std::vector<int> moved;
+  for (auto& g : groups_)
+    for (auto& r : g.residents) {
+      if (sms_[r.kernel] != 0) moved.push_back(r.kernel);
+      r.kernel += delta;
+    }
+  std::sort(moved.begin(), moved.end());
+  moved.erase(std::unique(moved.begin(), moved.end()), moved.end());
+  std::vector<int> sms(moved.size());
+  for (size_t i = 0; i < moved.size(); ++i) {
+    sms[i] = sms_[moved[i]];
+    sms_[moved[i]] = 0;
+  }
+  for (size_t i = 0; i < moved.size(); ++i) sms_[moved[i] + delta] = sms[i];
+}
+
 void SmPool::merge_equal_groups() {
   for (size_t i = 0; i < groups_.size(); ++i) {
     for (size_t j = i + 1; j < groups_.size();) {

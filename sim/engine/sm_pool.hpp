@@ -59,6 +59,9 @@ class SmPool {
   int place(int kernel, int want);
   // Frees every CTA of kernel k.
   void release(int kernel);
+  // Renames every resident kernel k to k + delta (the fast-forward's shift by whole periods of
+  // identical kernels: kernel k + delta has kernel k's share and is not resident yet).
+  void shift_kernels(int delta);
 
   const std::vector<Group>& groups() const { return groups_; }
   int sms_of(int kernel) const { return sms_[kernel]; }  // SMs holding a CTA of the kernel
