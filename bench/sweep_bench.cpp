@@ -8,6 +8,7 @@
 
 #include "app/sweep/sweep_point.hpp"
 #include "app/sweep/sweep_spec.hpp"
+#include "sim/engine/fast_forward.hpp"
 #include "sim/io/yaml_reader.hpp"
 
 namespace {
@@ -17,7 +18,9 @@ ovs::SweepSpec spec(const std::string& yaml) {
   return ovs::parse_sweep_spec(ovs::yaml::load_string(yaml, "bench-sweep.yaml"));
 }
 
+// state.range(0): 1 with the engine's steady-state fast-forward (the default), 0 without.
 void run(benchmark::State& state, const ovs::SweepSpec& s, long long points) {
+  const ovs::FastForwardOff off(state.range(0) == 0);
   for (auto _ : state) {
     ovs::PointEvaluator worker(s);
     for (long long i = 0; i < points; ++i) benchmark::DoNotOptimize(worker.rows(i).size());
@@ -59,9 +62,24 @@ strategies: [tbo-decode, sbo]
 )"),
       6);
 }
-BENCHMARK(BM_SweepV3Decode)->Unit(benchmark::kMillisecond)->Iterations(2);
-BENCHMARK(BM_SweepV3Prefill)->Unit(benchmark::kMillisecond)->Iterations(2);
-BENCHMARK(BM_SweepV4ProDecode)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_SweepV3Decode)
+    ->ArgName("fast_forward")
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
+BENCHMARK(BM_SweepV3Prefill)
+    ->ArgName("fast_forward")
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
+BENCHMARK(BM_SweepV4ProDecode)
+    ->ArgName("fast_forward")
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
 
 }  // namespace
 

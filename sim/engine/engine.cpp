@@ -80,19 +80,19 @@ class Run {
       models_.push_back(make_kernel_model(hw, k));
       const auto& m = models_.back();
       tensors_begin_.push_back({tensors_.size(), k.work.reads.size()});
-      const int index = static_cast<int>(models_.size()) - 1;
       for (const auto& r : k.work.reads)
         tensors_.push_back({l2_.intern(r.tensor, r.scope), r.bytes});
       for (const auto& w : k.work.writes)
         tensors_.push_back({l2_.intern(w.tensor, w.scope), w.bytes});
-      for (size_t i = tensors_begin_.back().first; i < tensors_.size(); ++i) {
-        const int id = tensors_[i].id;
-        if (last_use_.size() <= static_cast<size_t>(id)) last_use_.resize(id + 1, -1);
-        last_use_[id] = index;
-      }
       pool_.set_share(static_cast<int>(models_.size()) - 1, m.share, m.occupancy);
     }
     tensors_begin_.push_back({tensors_.size(), 0});
+    if (ff_) {
+      last_use_.assign(l2_.size(), -1);
+      for (size_t k = 0; k + 1 < tensors_begin_.size(); ++k)
+        for (const auto& t : all_tensors(static_cast<int>(k)))
+          last_use_[t.id] = static_cast<int>(k);
+    }
     kr_.resize(p.kernels.size());
     streams_.resize(p.streams.size());
     for (size_t s = 0; s < p.streams.size(); ++s) streams_[s].priority = p.streams[s].priority;
@@ -748,20 +748,12 @@ class Run {
   void detect_period() {
     ++ff_detections_;
     const int n = static_cast<int>(kr_.size());
-    if (ff_sig_.empty()) {
-      ff_sig_.resize(kr_.size());
-      for (int k = 0; k < n; ++k) ff_sig_[k] = signature(k);
-      record_stream_.assign(records_.size(), -1);
-      record_pos_.assign(records_.size(), 0);
-      for (size_t s = 0; s < streams_.size(); ++s)
-        for (size_t j = 0; j < streams_[s].items.size(); ++j)
-          if (streams_[s].items[j].type == StreamItem::record) {
-            record_stream_[streams_[s].items[j].index] = static_cast<int>(s);
-            record_pos_[streams_[s].items[j].index] = j;
-          }
-    }
     const int lo = lowest_live_kernel();
-    if (lo >= n) return;
+    // Three periods of at least two kernels need six kernels left.
+    if (n - lo < 6) return;
+    if (ff_sig_.empty()) ff_sig_.resize(kr_.size());
+    for (int k = lo; k < std::min(ff_sig_from_, n); ++k) ff_sig_[k] = signature(k);
+    ff_sig_from_ = std::min(ff_sig_from_, lo);
     const LeadingPeriod lp = leading_period(ff_sig_, static_cast<size_t>(lo), 3);
     if (lp.period <= 0) return;
     const int K = lp.period;
@@ -777,6 +769,16 @@ class Run {
     int anchor = lo + K;
     while (anchor < n && kr_[anchor].state != KState::queued) anchor += K;
     if (anchor >= n) return;
+    if (record_stream_.empty()) {
+      record_stream_.assign(records_.size(), -1);
+      record_pos_.assign(records_.size(), 0);
+      for (size_t s = 0; s < streams_.size(); ++s)
+        for (size_t j = 0; j < streams_[s].items.size(); ++j)
+          if (streams_[s].items[j].type == StreamItem::record) {
+            record_stream_[streams_[s].items[j].index] = static_cast<int>(s);
+            record_pos_[streams_[s].items[j].index] = j;
+          }
+    }
     ff_period_ = K;
     ff_scope_step_ = D;
     ff_anchor_ = anchor;
@@ -1075,7 +1077,8 @@ class Run {
   bool ff_have_prev_ = false;
   FfSnapshot ff_prev_, ff_cur_;
   mutable std::vector<FfTensor> ff_scratch_;
-  std::vector<std::uint64_t> ff_sig_;
+  std::vector<std::uint64_t> ff_sig_;  // by kernel, from ff_sig_from_ on
+  int ff_sig_from_ = std::numeric_limits<int>::max();
   std::vector<signed char> ff_equiv_;  // by kernel: -1 not checked, 0 no, 1 equivalent()
   std::vector<int> record_stream_;     // by record: the stream its record item is on
   std::vector<size_t> record_pos_;     // by record: its item's position on that stream

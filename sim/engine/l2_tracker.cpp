@@ -46,7 +46,8 @@ int L2Tracker::find(int name, int scope) const {
 }
 
 void L2Tracker::add_traffic(double dram_bytes) {
-  streamed_bytes_ += std::llround(dram_bytes);
+  // Whole bytes, rounded to nearest (traffic is never negative).
+  streamed_bytes_ += static_cast<std::int64_t>(dram_bytes + 0.5);
 }
 
 double L2Tracker::resident_fraction(int id, double bytes) const {

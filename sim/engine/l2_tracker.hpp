@@ -35,7 +35,8 @@ class L2Tracker {
   // ---- for the fast-forward: tensors by (name, scope), and the state that decides residency
   int name_of(int id) const { return name_of_[id]; }
   int scope_of(int id) const { return scope_of_[id]; }
-  int find(int name, int scope) const;  // -1 if no kernel names it
+  int find(int name, int scope) const;                // -1 if no kernel names it
+  size_t size() const { return last_touch_.size(); }  // tensors interned
   std::int64_t streamed_bytes() const { return streamed_bytes_; }
   void advance_streamed(std::int64_t bytes) { streamed_bytes_ += bytes; }
   int readers(int id) const { return readers_[id]; }
