@@ -2,6 +2,9 @@
 // Shared test fixtures: a toy GPU with round numbers so that every expected value in a test is
 // arithmetic a reader can check by hand, and small builders for programs.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -102,6 +105,19 @@ inline CliResult cli(std::vector<std::string> args) {
   std::ostringstream out, err;
   const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
   return {code, out.str(), err.str()};
+}
+
+// A file under the temporary directory for a group of tests (the directory is created).
+inline std::filesystem::path scratch_path(const std::string& group, const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / "overlapsim-tests" / group;
+  std::filesystem::create_directories(dir);
+  return dir / name;
+}
+
+// A file's bytes ("" if it cannot be read).
+inline std::string file_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 inline std::string source_path(const std::string& rel) {

@@ -47,7 +47,9 @@ Program layered_program(int layers) {
 
 struct Outcome {
   RunResult result;
-  std::vector<std::tuple<double, double, double, int, double, double>> kernels;
+  // enqueue, start, end, SMs held over time, HBM and L2 bytes
+  std::vector<std::tuple<double, double, double, std::vector<SmSteps::Step>, double, double>>
+      kernels;
 };
 
 Outcome run(const Program& p, bool fast_forward) {
@@ -55,22 +57,13 @@ Outcome run(const Program& p, bool fast_forward) {
   Timeline tl(p, /*counters=*/false);
   Outcome o;
   o.result = Engine(toy_gpu()).run(p, &tl);
-  for (const auto& k : tl.kernels())
-    o.kernels.emplace_back(k.enqueue_us, k.start_us, k.end_us,
-                           k.sms.empty() ? -1 : k.sms.front().second, k.traffic.hbm_bytes,
+  for (const auto& k : tl.kernels()) {
+    std::vector<SmSteps::Step> sms;
+    for (size_t i = 0; i < k.sms.size(); ++i) sms.push_back(k.sms[i]);
+    o.kernels.emplace_back(k.enqueue_us, k.start_us, k.end_us, sms, k.traffic.hbm_bytes,
                            k.traffic.l2_bytes);
+  }
   return o;
-}
-
-fs::path tmp(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "overlapsim-tests" / "fast-forward";
-  fs::create_directories(dir);
-  return dir / name;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 }  // namespace
@@ -143,7 +136,7 @@ TEST_CASE("fast-forward: every shipped strategy, both phases, every model, same 
 }
 
 TEST_CASE("fast-forward: sweep CSVs are the same bytes with it off, any -j", "[ff][sweep]") {
-  const fs::path spec = tmp("ff.yaml");
+  const fs::path spec = scratch_path("fast-forward", "ff.yaml");
   std::ofstream(spec) << R"(name: ff
 base: {model: deepseek-v3, hw: h800-sxm, phase: decode, context: 2048, ep: 32}
 axes:
@@ -151,11 +144,13 @@ axes:
   - {field: context, values: [1024, 8192]}
 strategies: [tbo-decode, sbo]
 )";
-  const fs::path on = tmp("on.csv"), off = tmp("off.csv"), on1 = tmp("on-j1.csv");
+  const fs::path on = scratch_path("fast-forward", "on.csv"),
+                 off = scratch_path("fast-forward", "off.csv"),
+                 on1 = scratch_path("fast-forward", "on-j1.csv");
   REQUIRE(cli({"sweep", spec.string(), "--out", on.string(), "-j", "2", "-q"}).code == 0);
   REQUIRE(cli({"sweep", spec.string(), "--out", on1.string(), "-j", "1", "-q"}).code == 0);
   REQUIRE(cli({"sweep", spec.string(), "--out", off.string(), "-j", "2", "-q", "--no-fast-forward"})
               .code == 0);
-  CHECK(slurp(on) == slurp(off));
-  CHECK(slurp(on1) == slurp(off));
+  CHECK(file_bytes(on) == file_bytes(off));
+  CHECK(file_bytes(on1) == file_bytes(off));
 }

@@ -964,6 +964,11 @@ class Run {
       }
     }
     if (m <= 0) return 0;
+    // Traffic counts that would pass the tracker's ceiling: no jump (absurd inputs only).
+    const std::int64_t streamed = b.streamed - a.streamed;
+    if (b.streamed >= L2Tracker::kMaxStreamed / 2 ||
+        (streamed > 0 && m > (L2Tracker::kMaxStreamed / 2 - b.streamed) / streamed))
+      return 0;
     // The live tensors' images m periods on must exist.
     for (const FfTensor& t : b.tensors)
       if (t.scope != -1 && l2_.find(t.name, t.scope + static_cast<int>(m) * ff_scope_step_) < 0)

@@ -46,8 +46,10 @@ int L2Tracker::find(int name, int scope) const {
 }
 
 void L2Tracker::add_traffic(double dram_bytes) {
-  // Whole bytes, rounded to nearest (traffic is never negative).
-  streamed_bytes_ += static_cast<std::int64_t>(dram_bytes + 0.5);
+  // Whole bytes, rounded to nearest (traffic is never negative); saturates at kMaxStreamed
+  // (2.3e18 bytes: no real run comes near, an absurd input must not overflow).
+  const double add = std::min(dram_bytes + 0.5, static_cast<double>(kMaxStreamed));
+  streamed_bytes_ = std::min(streamed_bytes_ + static_cast<std::int64_t>(add), kMaxStreamed);
 }
 
 double L2Tracker::resident_fraction(int id, double bytes) const {

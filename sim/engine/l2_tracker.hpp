@@ -16,6 +16,7 @@ namespace ovs {
 class L2Tracker {
  public:
   static constexpr std::int64_t kNever = INT64_MIN;  // last touch of a tensor never touched
+  static constexpr std::int64_t kMaxStreamed = std::int64_t(1) << 61;
 
   explicit L2Tracker(double l2_size_bytes) : l2_size_bytes_(l2_size_bytes) {}
 
