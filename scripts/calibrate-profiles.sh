@@ -16,6 +16,13 @@ fit --base h800-sxm --data "$data/deepgemm.csv" --data "$data/deepep.csv" --data
 fit --base h100-sxm --copy-from h800-sxm --data "$data/gpus.csv" --only kernels.gemm.efficiency.bf16 \
     --out hw_profiles/h100-sxm.yaml
 fit --base h200-sxm --copy-from h800-sxm --out hw_profiles/h200-sxm.yaml
+# H200 measured by our own microbenchmarks (calibrate/data, run-on-gpu.sh on 2026-12-04): what
+# these kernels measure of the GPU itself (HBM, L2, event and graph-node host costs, the
+# shortest kernel). Not the GEMM numbers (cuBLASLt is not DeepGEMM) nor the eager launch cost
+# (measured on a virtual machine's host).
+fit --base h200-sxm --bench calibrate/data/nvidia-h200-20261204T150532Z \
+    --only hbm.achievable_gbps hbm.saturation_sms l2.achievable_gbps host.event_us \
+    host.launch_graph_us kernels.memory.kernel_min_us --out hw_profiles/h200-sxm.yaml
 # B200: BF16/FP8 matmul figures (gpus.csv MAMF) and FlashMLA's B200 figures.
 fit --base b200 --data "$data/gpus.csv" --data "$data/flashmla.csv" --out hw_profiles/b200.yaml
 # H20: a cut-down GH100 (78 SMs, a reduced tensor rate) running the same DeepGEMM, DeepEP and
