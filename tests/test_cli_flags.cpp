@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "helpers.hpp"
@@ -94,6 +95,26 @@ TEST_CASE("an unknown command or flag gets the nearest name", "[bad-input][flags
   expect_refused(
       {"whatif", "--strategy", "sbo", "--tokns-per-gpu", "8", "--context", "8", "--ep", "8"},
       "unknown flag '--tokns-per-gpu' (did you mean '--tokens-per-gpu'?)");
+}
+
+TEST_CASE("a run registers only the command it names; --help lists the same commands", "[flags]") {
+  // --help registers every command: its "Subcommands:" list is the table run_cli dispatches on.
+  const CliResult all = cli({"--help"});
+  REQUIRE(all.code == 0);
+  const std::string listed = all.out.substr(all.out.find("Subcommands:"));
+  std::vector<std::string> names;
+  std::istringstream lines(listed);
+  for (std::string line; std::getline(lines, line);)
+    if (line.size() > 2 && line.rfind("  ", 0) == 0 && line[2] != ' ')
+      names.push_back(line.substr(2, line.find(' ', 2) - 2));
+  CHECK(names == ovs::command_table_names());
+  // Each command alone: its own help, and nothing of another command.
+  for (const auto& name : ovs::command_table_names()) {
+    INFO(name);
+    const CliResult r = cli({name, std::string("--help")});
+    CHECK(r.code == 0);
+    CHECK(r.out.find("Usage: overlapsim " + name) != std::string::npos);
+  }
 }
 
 TEST_CASE("overlapsim --version prints the version CMake was given", "[flags]") {

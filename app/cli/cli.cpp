@@ -1,5 +1,6 @@
 #include "app/cli/cli.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -78,7 +79,56 @@ std::string one_line(std::string msg) {
   return msg;
 }
 
+// Every command, with the adder that registers it; in --help's order.
+struct CommandAdder {
+  std::vector<const char*> names;  // the subcommands the adder registers
+  void (*add)(CLI::App&, CliContext&);
+};
+const std::vector<CommandAdder>& command_adders() {
+  static const std::vector<CommandAdder> adders = {
+      {{"whatif"}, add_whatif_command},
+      {{"plan"}, add_plan_command},
+      {{"sweep", "merge", "report"}, add_sweep_commands},
+      {{"search"}, add_search_command},
+      {{"run"}, add_run_command},
+      {{"kernel"}, add_kernel_command},
+      {{"validate"}, add_validate_command},
+      {{"calibrate"}, add_calibrate_command},
+      {{"import-trace"}, add_import_trace_command},
+      {{"describe"}, add_describe_command}};
+  return adders;
+}
+
+// Registers the command argv[1] names, alone (building all ten commands' options costs more than
+// a what-if's program build, and a run uses one), or every command when argv[1] is a flag
+// (--help), unknown or missing; also every command if the table above ever misses the name.
+// --version alone needs none.
+void add_commands(CLI::App& app, CliContext& ctx, int argc, const char* const* argv) {
+  if (argc == 2 && std::string(argv[1]) == "--version") return;  // needs no command
+  if (argc >= 2 && argv[1][0] != '-') {
+    const std::string word = argv[1];
+    for (const auto& a : command_adders())
+      for (const char* n : a.names)
+        if (word == n) {
+          a.add(app, ctx);
+          const auto names = command_names(app);
+          if (std::find(names.begin(), names.end(), word) == names.end()) break;
+          return;
+        }
+  }
+  for (const auto* c : app.get_subcommands([](const CLI::App*) { return true; }))
+    app.remove_subcommand(const_cast<CLI::App*>(c));
+  for (const auto& a : command_adders()) a.add(app, ctx);
+}
+
 }  // namespace
+
+std::vector<std::string> command_table_names() {
+  std::vector<std::string> out;
+  for (const auto& a : command_adders())
+    for (const char* n : a.names) out.push_back(n);
+  return out;
+}
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CliContext ctx{out, err};
@@ -90,16 +140,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
   app.set_version_flag("--version", "overlapsim " + overlapsim_version());
-  add_whatif_command(app, ctx);
-  add_plan_command(app, ctx);
-  add_sweep_commands(app, ctx);
-  add_search_command(app, ctx);
-  add_run_command(app, ctx);
-  add_kernel_command(app, ctx);
-  add_validate_command(app, ctx);
-  add_calibrate_command(app, ctx);
-  add_import_trace_command(app, ctx);
-  add_describe_command(app, ctx);
+  add_commands(app, ctx, argc, argv);
   try {
     if (const std::string why = unknown_command(app, argc, argv); !why.empty()) {
       err << "error: " << why << " (see overlapsim --help)\n";

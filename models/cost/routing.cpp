@@ -76,10 +76,22 @@ RoutingStats compute_routing_stats(const RoutingSpec& r) {
   RoutingStats s;
   s.nodes = nodes;
 
-  // Experts of each rank (and node) inside a set of groups.
-  auto experts_in = [&](int first_expert, int count, unsigned mask) {
+  // Experts of each rank (and node) inside a set of groups: each span of experts, as (group, how
+  // many of the span's experts it holds) pairs, so a subset costs one add per group touched.
+  using Span = std::vector<std::pair<int, int>>;
+  auto span_of = [&](int first_expert, int count) {
+    Span out;
+    for (int e = first_expert; e < first_expert + count; ++e) {
+      const int g = e / per_group;
+      if (out.empty() || out.back().first != g) out.push_back({g, 0});
+      ++out.back().second;
+    }
+    return out;
+  };
+  auto experts_in = [](const Span& span, unsigned mask) {
     int n = 0;
-    for (int e = first_expert; e < first_expert + count; ++e) n += (mask >> (e / per_group)) & 1u;
+    for (const auto& [g, count] : span)
+      if ((mask >> g) & 1u) n += count;
     return n;
   };
 
@@ -90,15 +102,17 @@ RoutingStats compute_routing_stats(const RoutingSpec& r) {
   std::vector<double> miss(static_cast<size_t>(r.experts) + 1);
   for (size_t held = 0; held < miss.size(); ++held)
     miss[held] = p_miss(pool, static_cast<int>(held), r.topk);
+  std::vector<Span> rank_spans, node_spans;
+  for (int k = 0; k < r.ep_size; ++k) rank_spans.push_back(span_of(k * per_rank, per_rank));
+  for (int n = 0; n < nodes; ++n)
+    node_spans.push_back(
+        span_of(n * gpn * per_rank, std::min(gpn, r.ep_size - n * gpn) * per_rank));
   auto visit = [&](unsigned mask) {
     subsets += 1;
     for (int k = 0; k < r.ep_size; ++k)
-      p_rank[k] += 1 - miss[static_cast<size_t>(experts_in(k * per_rank, per_rank, mask))];
-    for (int n = 0; n < nodes; ++n) {
-      const int first = n * gpn * per_rank;
-      const int count = std::min(gpn, r.ep_size - n * gpn) * per_rank;
-      p_node[n] += 1 - miss[static_cast<size_t>(experts_in(first, count, mask))];
-    }
+      p_rank[k] += 1 - miss[static_cast<size_t>(experts_in(rank_spans[k], mask))];
+    for (int n = 0; n < nodes; ++n)
+      p_node[n] += 1 - miss[static_cast<size_t>(experts_in(node_spans[n], mask))];
   };
   for_each_subset(r.groups, r.topk_groups, 0, 0u, 0, visit);
   for (auto& p : p_rank) p /= subsets;
