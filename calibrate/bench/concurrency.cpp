@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "bench_context.hpp"
+#include "compute_kernels.hpp"
 #include "csv_writer.hpp"
 #include "device_buffer.hpp"
 #include "gemm_plan.hpp"
@@ -22,6 +23,8 @@ constexpr size_t kFixedReadBytes = size_t{1} << 30;
 constexpr int kFixedSms = 20;  // DeepEP normal mode's SMs
 constexpr int kTinyKernels = 200;
 constexpr int64_t kGemmM = 4096, kGemmN = 7168, kGemmK = 7168;
+constexpr double kFmaFlops = 32e9;  // the name says it: fma_32gflop
+constexpr size_t kHalfReadBytes = size_t{1} << 30;
 constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 
 const std::vector<std::string> kColumns = {"pair",
@@ -47,6 +50,13 @@ const std::vector<std::string> kNotes = {
     "tiny_x200: 200 launches of <<<256, 256>>> x = x * 1.0001 + 0.5 over 65536 floats",
     "fixed20_read_1gib: persistent read kernel on exactly 20 SMs (20 CTAs, one per SM, each "
     "looping over its share of a 1 GiB buffer), like DeepEP's communication kernels",
+    "fma_32gflop: 32e9 FP32 FLOPs of register-only FMAs (8 independent chains per thread), one "
+    "CTA of 512 threads per SM on every SM, no shared memory: compute-bound, and leaves room "
+    "for CTAs of another kernel on each SM",
+    "half_read_1gib: 1 GiB read by one CTA of 1024 threads per SM on every SM, no shared memory "
+    "(half an SM's threads): memory-bound, and fits beside an fma_32gflop CTA",
+    "fma+fma, fma+half_read, half_read+half_read: kernels whose CTAs share every SM "
+    "(co-resident), for the issue and bandwidth sharing of co-resident CTAs",
     "each repetition: L2 flushed, then a 2 ms spin kernel holds the streams while the host queues "
     "the work, so both workloads are fully queued when they start; together: a is issued first "
     "on stream 1, b on stream 2 (waiting on the start event); each workload owns its buffers",
@@ -163,7 +173,9 @@ void run_concurrency_family(const BenchContext& context) {
   DeviceBuffer copy2_src(kCopyBytes), copy2_dst(kCopyBytes);
   DeviceBuffer fixed_src(kFixedReadBytes);
   DeviceBuffer tiny_data(sizeof(float) * kSmallKernelElements);
-  for (const DeviceBuffer* buffer : {&copy1_src, &copy1_dst, &copy2_src, &copy2_dst, &fixed_src}) {
+  DeviceBuffer half1_src(kHalfReadBytes), half2_src(kHalfReadBytes);
+  for (const DeviceBuffer* buffer :
+       {&copy1_src, &copy1_dst, &copy2_src, &copy2_dst, &fixed_src, &half1_src, &half2_src}) {
     launch_write(buffer->get(), buffer->bytes(), full_grid, stream_a);
   }
   CUDA_CHECK(cudaMemsetAsync(tiny_data.get(), 0, tiny_data.bytes(), stream_a));
@@ -208,6 +220,21 @@ void run_concurrency_family(const BenchContext& context) {
       [&](cudaStream_t s) { launch_read(fixed_src.get(), kFixedReadBytes, fixed_grid, s); },
       fixed_cta};
 
+  const Grid fma_cta_grid = fma_grid(device);
+  const int64_t fma_iters = fma_iterations(kFmaFlops, fma_cta_grid);
+  const Workload fma = {
+      "fma_32gflop", [&](cudaStream_t s) { launch_fma(fma_iters, fma_cta_grid, s); },
+      fma_footprint(fma_cta_grid)};
+  const Grid half_grid{device.sm_count, 1024, 0};
+  const Workload half_read_a = {
+      "half_read_1gib",
+      [&](cudaStream_t s) { launch_read(half1_src.get(), kHalfReadBytes, half_grid, s); },
+      read_footprint(half_grid)};
+  const Workload half_read_b = {
+      "half_read_1gib",
+      [&](cudaStream_t s) { launch_read(half2_src.get(), kHalfReadBytes, half_grid, s); },
+      read_footprint(half_grid)};
+
   struct Pair {
     const char* name;
     const Workload* a;
@@ -217,6 +244,8 @@ void run_concurrency_family(const BenchContext& context) {
       {"gemm+copy", &gemm_a, &copy_a},   {"gemm+gemm", &gemm_a, &gemm_b},
       {"copy+copy", &copy_a, &copy_b},   {"gemm+tiny", &gemm_a, &tiny},
       {"gemm+fixed20", &gemm_a, &fixed}, {"fixed20+gemm", &fixed, &gemm_a},
+      {"fma+fma", &fma, &fma},           {"fma+half_read", &fma, &half_read_a},
+      {"half_read+half_read", &half_read_a, &half_read_b},
   };
   Workload gemm_sm_limited;
   if (gemm_limited) {

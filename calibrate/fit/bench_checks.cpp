@@ -28,8 +28,8 @@ constexpr int kLaunchItems = 256;  // launch.csv: launches per repetition
 void concurrency(const HwProfile& hw, const BenchData& d, BenchChecks& out) {
   const int sms = bench_sm_count(d, hw);
   for (const auto& row : d.concurrency) {
-    const auto a = concurrency_workload(hw, row.a, sms, row.a_cta),
-               b = concurrency_workload(hw, row.b, sms, row.b_cta);
+    const auto a = concurrency_workload(hw, row.a, sms, row.a_cta, row.alone_a_us),
+               b = concurrency_workload(hw, row.b, sms, row.b_cta, row.alone_b_us);
     if (!a || !b) {
       out.notes.push_back(fmt::format("concurrency.csv:{}: pair {}: workload '{}' not modelled",
                                       row.line, row.pair, a ? row.b : row.a));

@@ -9,6 +9,7 @@
 #include "models/cost/gemm.hpp"
 #include "models/cost/memory_kernels.hpp"
 #include "sim/engine/engine.hpp"
+#include "sim/engine/kernel_model.hpp"
 #include "sim/engine/timeline.hpp"
 
 namespace ovs {
@@ -48,14 +49,16 @@ StreamRun run_streams(const HwProfile& hw, const std::vector<std::vector<KernelC
 // A concurrency.csv workload by name (calibrate/bench/concurrency.cpp), or nullopt.
 std::optional<std::vector<KernelCost>> concurrency_workload(const HwProfile& hw,
                                                             const std::string& name, int sm_count,
-                                                            const CtaFootprint& cta) {
+                                                            const CtaFootprint& cta,
+                                                            double alone_us) {
   auto measured = [&](std::vector<KernelCost> ks) {
     if (cta.given())
       for (auto& k : ks) k.work.cta = cta;
     return ks;
   };
   static const std::regex smtarget("gemm_bf16_smtarget(\\d+)"), copy("copy_(\\d+)gib"),
-      tiny("tiny_x(\\d+)"), fixed("fixed(\\d+)_read_(\\d+)gib");
+      tiny("tiny_x(\\d+)"), fixed("fixed(\\d+)_read_(\\d+)gib"), fma("fma_(\\d+)gflop"),
+      half_read("half_read_(\\d+)gib");
   std::smatch m;
   if (name == "gemm_bf16" || std::regex_match(name, m, smtarget)) {
     GemmShape s;
@@ -87,6 +90,33 @@ std::optional<std::vector<KernelCost>> concurrency_workload(const HwProfile& hw,
     c.fixed_sms = std::stoi(m[1]);
     return measured({c});
   }
+  if (std::regex_match(name, m, fma)) {
+    // One CTA of 512 threads per SM on every SM, FP32 FMAs in registers only.
+    KernelCost c;
+    c.name = name;
+    c.category = KernelCategory::memory;  // not a GEMM: the CUDA-core pipes, no tensor cores
+    c.work.cuda_core_flops = std::stod(m[1]) * 1e9;
+    c.work.ctas = sm_count;
+    c.work.ctas_per_sm = 1;
+    c.work.cta = {512, 0, 0};
+    c = measured({c}).front();
+    if (alone_us > 0) {
+      const double at_peak_us = solo_time_us(hw.engine, c.spec());
+      c.work.compute_efficiency = std::clamp(at_peak_us / alone_us, 0.01, 1.0);
+    }
+    return std::vector<KernelCost>{c};
+  }
+  if (std::regex_match(name, m, half_read)) {
+    // One CTA of 1024 threads per SM on every SM, no shared memory.
+    MemoryKernelShape s;
+    s.name = name;
+    s.read_bytes = std::stod(m[1]) * kGiB;
+    s.ctas = sm_count;
+    KernelCost c = memory_kernel(hw, s);
+    c.work.ctas_per_sm = 1;
+    c.work.cta = {1024, 0, 0};
+    return measured({c});
+  }
   return std::nullopt;
 }
 
@@ -94,8 +124,8 @@ std::vector<Measurement> concurrency_measurements(const BenchData& d, const HwPr
   std::vector<Measurement> out;
   const int sms = bench_sm_count(d, hw);
   for (const auto& row : d.concurrency) {
-    if (!concurrency_workload(hw, row.a, sms, row.a_cta) ||
-        !concurrency_workload(hw, row.b, sms, row.b_cta))
+    if (!concurrency_workload(hw, row.a, sms, row.a_cta, row.alone_a_us) ||
+        !concurrency_workload(hw, row.b, sms, row.b_cta, row.alone_b_us))
       continue;
     Measurement m;
     m.family = "concurrency";
@@ -104,9 +134,12 @@ std::vector<Measurement> concurrency_measurements(const BenchData& d, const HwPr
     m.measured_us = row.together_us;
     const std::string a = row.a, b = row.b;
     const CtaFootprint ca = row.a_cta, cb = row.b_cta;
-    m.predict_us = [a, b, sms, ca, cb](const HwProfile& h) {
-      const StreamRun r = run_streams(
-          h, {*concurrency_workload(h, a, sms, ca), *concurrency_workload(h, b, sms, cb)}, true);
+    const double alone_a = row.alone_a_us, alone_b = row.alone_b_us;
+    m.predict_us = [a, b, sms, ca, cb, alone_a, alone_b](const HwProfile& h) {
+      const StreamRun r = run_streams(h,
+                                      {*concurrency_workload(h, a, sms, ca, alone_a),
+                                       *concurrency_workload(h, b, sms, cb, alone_b)},
+                                      true);
       return std::max(r.done_us[0], r.done_us[1]);
     };
     out.push_back(std::move(m));

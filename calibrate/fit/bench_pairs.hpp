@@ -25,10 +25,14 @@ StreamRun run_streams(const HwProfile& hw, const std::vector<std::vector<KernelC
                       bool queued, LaunchMode mode = LaunchMode::eager);
 
 // A concurrency.csv workload by name, or nullopt when it is not modelled. `cta`: the kernel's
-// CTA as the benchmark measured it (threads 0: the cost model's own footprint).
+// CTA as the benchmark measured it (threads 0: the cost model's own footprint). `alone_us`: the
+// workload's measured time alone; the FP32 FMA kernel (fma_<N>gflop), which no cost model of
+// ours prices, takes its compute efficiency from it (through the engine's solo time), so its
+// pairs test how co-resident CTAs share an SM, not what FP32 FMAs cost.
 std::optional<std::vector<KernelCost>> concurrency_workload(const HwProfile& hw,
                                                             const std::string& name, int sm_count,
-                                                            const CtaFootprint& cta = {});
+                                                            const CtaFootprint& cta = {},
+                                                            double alone_us = 0);
 
 // concurrency.csv pairs as measurements: their together time predicted through the engine.
 std::vector<Measurement> concurrency_measurements(const BenchData& d, const HwProfile& hw);
