@@ -366,8 +366,9 @@ TEST_CASE("calibrate --bench fits the issue capacity co-resident CTAs share from
   const std::string fma = "fma_32gflop", read = "half_read_1gib";
   const CtaFootprint fma_cta{512, 23, 0}, read_cta{1024, 32, 0};
   auto alone = [&](const std::string& w, const CtaFootprint& c) {
-    return w == fma ? 520.0
-                    : run_streams(truth, {*concurrency_workload(truth, w, 132, c)}, true).done_us[0];
+    return w == fma
+               ? 520.0
+               : run_streams(truth, {*concurrency_workload(truth, w, 132, c)}, true).done_us[0];
   };
   struct Pair {
     std::string a, b;
@@ -382,9 +383,9 @@ TEST_CASE("calibrate --bench fits the issue capacity co-resident CTAs share from
       const auto& [a, b] = pairs[i];
       const CtaFootprint ca = a == fma ? fma_cta : read_cta, cb = b == fma ? fma_cta : read_cta;
       f << a << "+" << b << "," << a << "," << b << "," << alone(a, ca) << "," << alone(b, cb)
-        << "," << together[i] << "," << together[i] << "," << together[i] << ",20,"
-        << ca.threads << "," << ca.registers_per_thread << ",0," << cb.threads << ","
-        << cb.registers_per_thread << ",0\n";
+        << "," << together[i] << "," << together[i] << "," << together[i] << ",20," << ca.threads
+        << "," << ca.registers_per_thread << ",0," << cb.threads << "," << cb.registers_per_thread
+        << ",0\n";
     }
   };
   write({1, 1, 1});  // placeholders: the rows' predictions do not read together_us

@@ -222,9 +222,9 @@ void run_concurrency_family(const BenchContext& context) {
 
   const Grid fma_cta_grid = fma_grid(device);
   const int64_t fma_iters = fma_iterations(kFmaFlops, fma_cta_grid);
-  const Workload fma = {
-      "fma_32gflop", [&](cudaStream_t s) { launch_fma(fma_iters, fma_cta_grid, s); },
-      fma_footprint(fma_cta_grid)};
+  const Workload fma = {"fma_32gflop",
+                        [&](cudaStream_t s) { launch_fma(fma_iters, fma_cta_grid, s); },
+                        fma_footprint(fma_cta_grid)};
   const Grid half_grid{device.sm_count, 1024, 0};
   const Workload half_read_a = {
       "half_read_1gib",
@@ -241,10 +241,14 @@ void run_concurrency_family(const BenchContext& context) {
     const Workload* b;
   };
   std::vector<Pair> pairs = {
-      {"gemm+copy", &gemm_a, &copy_a},   {"gemm+gemm", &gemm_a, &gemm_b},
-      {"copy+copy", &copy_a, &copy_b},   {"gemm+tiny", &gemm_a, &tiny},
-      {"gemm+fixed20", &gemm_a, &fixed}, {"fixed20+gemm", &fixed, &gemm_a},
-      {"fma+fma", &fma, &fma},           {"fma+half_read", &fma, &half_read_a},
+      {"gemm+copy", &gemm_a, &copy_a},
+      {"gemm+gemm", &gemm_a, &gemm_b},
+      {"copy+copy", &copy_a, &copy_b},
+      {"gemm+tiny", &gemm_a, &tiny},
+      {"gemm+fixed20", &gemm_a, &fixed},
+      {"fixed20+gemm", &fixed, &gemm_a},
+      {"fma+fma", &fma, &fma},
+      {"fma+half_read", &fma, &half_read_a},
       {"half_read+half_read", &half_read_a, &half_read_b},
   };
   Workload gemm_sm_limited;
