@@ -2,23 +2,22 @@
 // One switch for every memo cache of a run (GEMM tile choices, layer plans, routing statistics,
 // kernel times alone, a what-if's baseline run shared by its strategies): off, every value is
 // computed afresh. The caches must not change a result: `--no-cache` and a test compare the bytes.
+#include "sim/core/switch.hpp"
+
 namespace ovs {
 
-void set_caches_enabled(bool on);
-bool caches_enabled();
+Switch& caches_switch();
+inline void set_caches_enabled(bool on) {
+  caches_switch().set(on);
+}
+inline bool caches_enabled() {
+  return caches_switch().on();
+}
 
-// Turns the caches off (or leaves them) for one scope, restoring the previous setting after.
-class CachesOff {
+// Turns the caches off (or leaves them) for one scope.
+class CachesOff : public SwitchOff {
  public:
-  explicit CachesOff(bool off) : was_(caches_enabled()) {
-    if (off) set_caches_enabled(false);
-  }
-  ~CachesOff() { set_caches_enabled(was_); }
-  CachesOff(const CachesOff&) = delete;
-  CachesOff& operator=(const CachesOff&) = delete;
-
- private:
-  bool was_;
+  explicit CachesOff(bool off) : SwitchOff(caches_switch(), off) {}
 };
 
 }  // namespace ovs

@@ -4,23 +4,22 @@
 // their start, the engine advances the remaining identical periods at once and replays their
 // notifications to the observers (see Engine::run). Off (`--no-fast-forward`), every step is
 // simulated. The bytes of every result are the same either way; a test compares them.
+#include "sim/core/switch.hpp"
+
 namespace ovs {
 
-void set_fast_forward_enabled(bool on);
-bool fast_forward_enabled();
+Switch& fast_forward_switch();
+inline void set_fast_forward_enabled(bool on) {
+  fast_forward_switch().set(on);
+}
+inline bool fast_forward_enabled() {
+  return fast_forward_switch().on();
+}
 
-// Turns the fast-forward off (or leaves it) for one scope, restoring the previous setting after.
-class FastForwardOff {
+// Turns the fast-forward off (or leaves it) for one scope.
+class FastForwardOff : public SwitchOff {
  public:
-  explicit FastForwardOff(bool off) : was_(fast_forward_enabled()) {
-    if (off) set_fast_forward_enabled(false);
-  }
-  ~FastForwardOff() { set_fast_forward_enabled(was_); }
-  FastForwardOff(const FastForwardOff&) = delete;
-  FastForwardOff& operator=(const FastForwardOff&) = delete;
-
- private:
-  bool was_;
+  explicit FastForwardOff(bool off) : SwitchOff(fast_forward_switch(), off) {}
 };
 
 }  // namespace ovs

@@ -28,7 +28,6 @@ class ObserverLog : public Observer {
     ends_ = 0;
     recording_ = true;
   }
-  bool recording() const { return recording_; }
   // Notifications logged since start_recording with a kernel end among them.
   bool saw_kernel_end() const { return ends_ > 0; }
   // Sends the logged notifications again `periods` times: the j-th time (1-based) with times
