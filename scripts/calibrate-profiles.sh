@@ -22,7 +22,8 @@ fit --base h200-sxm --copy-from h800-sxm --out hw_profiles/h200-sxm.yaml
 # (measured on a virtual machine's host).
 fit --base h200-sxm --bench calibrate/data/nvidia-h200-20261204T150532Z \
     --only hbm.achievable_gbps hbm.saturation_sms l2.achievable_gbps host.event_us \
-    host.launch_graph_us kernels.memory.kernel_min_us --out hw_profiles/h200-sxm.yaml
+    host.launch_graph_us kernels.memory.kernel_min_us host.graph_kernel_saving_us \
+    --out hw_profiles/h200-sxm.yaml
 # B200: BF16/FP8 matmul figures (gpus.csv MAMF) and FlashMLA's B200 figures.
 fit --base b200 --data "$data/gpus.csv" --data "$data/flashmla.csv" --out hw_profiles/b200.yaml
 # H20: a cut-down GH100 (78 SMs, a reduced tensor rate) running the same DeepGEMM, DeepEP and

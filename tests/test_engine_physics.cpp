@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
+#include "sim/engine/kernel_model.hpp"
 #include "sim/engine/timeline.hpp"
 
 using namespace ovs;
@@ -19,6 +20,35 @@ TEST_CASE("a compute-bound kernel runs at SMs x per-SM peak", "[engine]") {
   b.kernel("gemm", 0, compute_work(1e9, 100));
   // 1e9 FLOP / (100 SMs x 1e6 FLOP/us) = 10 us.
   CHECK(makespan(toy_gpu(), b.p) == Approx(10.0));
+}
+
+TEST_CASE("a CUDA graph's kernel node starts graph_kernel_saving_us sooner", "[engine]") {
+  // Two kernels back to back on one stream, each 1e7 B of HBM traffic (10 us at 1e6 B/us) after
+  // a fixed latency of 2 us; no host launch cost.
+  auto run = [](LaunchMode mode, double saving) {
+    Hardware hw = toy_gpu();
+    hw.graph_kernel_saving_us = saving;
+    ProgramBuilder b;
+    b.p.launch_mode = mode;
+    for (const char* name : {"a", "b"}) {
+      Work w = memory_work(1e7, 100);
+      w.fixed_latency_us = 2.0;
+      b.kernel(name, 0, w);
+    }
+    return makespan(hw, b.p);
+  };
+  CHECK(run(LaunchMode::eager, 0.75) == Approx(24.0));  // 2 x (2 + 10): eager pays it all
+  CHECK(run(LaunchMode::graph, 0.0) == Approx(24.0));   // nothing saved
+  CHECK(run(LaunchMode::graph, 0.75) == Approx(22.5));  // 2 x (2 - 0.75 + 10)
+  CHECK(run(LaunchMode::graph, 3.0) == Approx(20.0));   // never below no latency: 2 x 10
+  // The solo time the degradation accounting uses agrees with the run.
+  Hardware hw = toy_gpu();
+  hw.graph_kernel_saving_us = 0.75;
+  KernelSpec k;
+  k.work = memory_work(1e7, 100);
+  k.work.fixed_latency_us = 2.0;
+  CHECK(solo_time_us(hw, k, LaunchMode::graph) == Approx(11.25));
+  CHECK(solo_time_us(hw, k) == Approx(12.0));
 }
 
 TEST_CASE("a memory-bound kernel runs at HBM bandwidth", "[engine]") {

@@ -131,14 +131,15 @@ StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatc
     double capped_loss = 0;
     int name = -1;  // kernel_name_id
   };
-  auto solo_of = [&hw](const KernelSpec& k) {
-    Solo s{solo_breakdown(hw, k), 0};
+  const LaunchMode mode = r.built.program.launch_mode;  // a graph's nodes start sooner
+  auto solo_of = [&hw, mode](const KernelSpec& k) {
+    Solo s{solo_breakdown(hw, k, mode), 0};
     // A kernel held to fewer SMs than the GPU has (deep_gemm_num_sms, a placement's cap) loses
     // time to that cap; the rest of its time is charged by what bounds it.
     if (k.sm_cap > 0 && k.sm_cap < hw.sm_count) {
       KernelSpec free = k;
       free.sm_cap = 0;
-      s.capped_loss = std::max(0.0, s.b.total_us() - solo_breakdown(hw, free).total_us());
+      s.capped_loss = std::max(0.0, s.b.total_us() - solo_breakdown(hw, free, mode).total_us());
     }
     return s;
   };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "calibrate/fit/bench_pairs.hpp"
 #include "models/cost/gemm.hpp"
 #include "models/cost/memory_kernels.hpp"
 
@@ -19,6 +20,8 @@ int bench_sm_count(const BenchData& d, const HwProfile& hw) {
 }
 
 namespace {
+
+constexpr int kGraphReplayNodes = 256;  // launch.csv: kernel nodes per graph
 
 // The parts of a profile the cost models read, without the list of sourced fields (a cheap
 // copy for per-row variations such as a forced tile).
@@ -183,6 +186,25 @@ std::vector<Measurement> launch_measurements(const BenchData& d) {
       add(
           r, "launch_event", r.host_us_per_item,
           [](const HwProfile& h) { return h.engine.event_host_us; }, "host us per call");
+    }
+  }
+  // What a kernel saves as a graph node: the GPU time per kernel queued on a stream minus that in
+  // a graph replay, the same kernel both times (so the row does not depend on how well the
+  // kernel itself is priced); predicted through the engine, both runs back to back.
+  for (const auto& g : d.launch) {
+    if (g.mode != "graph" || !g.gpu_us_per_item) continue;
+    for (const auto& e : d.launch) {
+      if (e.mode != "eager" || e.kernel != g.kernel || !e.gpu_us_per_item) continue;
+      const std::string kernel = g.kernel;
+      add(
+          g, "graph_kernel", *e.gpu_us_per_item - *g.gpu_us_per_item,
+          [kernel](const HwProfile& h) {
+            const std::vector<KernelCost> ks(kGraphReplayNodes, launch_kernel_cost(h, kernel));
+            const double eager = run_streams(h, {ks}, true, LaunchMode::eager).done_us[0];
+            const double graph = run_streams(h, {ks}, false, LaunchMode::graph).done_us[0];
+            return (eager - graph) / kGraphReplayNodes;
+          },
+          "GPU us per kernel saved by a graph");
     }
   }
   return out;

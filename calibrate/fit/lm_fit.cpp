@@ -18,6 +18,8 @@ double from_box(double x, const FitParam& p) {
   return std::atanh(2 * t - 1);
 }
 
+constexpr double kDiffEpsfcn = 1e-8;  // forward-difference step: sqrt(1e-8) x |u|
+
 struct Functor {
   using Scalar = double;
   using InputType = Eigen::VectorXd;
@@ -61,7 +63,10 @@ FitResult fit_least_squares(const std::vector<FitParam>& params, const ResidualF
                                             .size());
   for (int s = 0; s < std::max(1, starts); ++s) {
     Functor f{&params, &residuals, n_values, &evaluations};
-    Eigen::NumericalDiff<Functor> nd(f);
+    // Steps of about 1e-4 of a parameter: well above the engine's time grid (2^-20 us, see
+    // sim/engine/time_grid.hpp), which steps of Eigen's default 1.5e-8 can fall under, leaving
+    // a fit through a run with a zero Jacobian.
+    Eigen::NumericalDiff<Functor> nd(f, kDiffEpsfcn);
     Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Functor>> lm(nd);
     Eigen::VectorXd u(static_cast<Eigen::Index>(params.size()));
     for (size_t i = 0; i < params.size(); ++i) {

@@ -240,10 +240,12 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
       m.required("nvlink_domain_gpus").fail("must be a whole number of GPUs");
   }
   {
-    yaml::Map h(m.required("host"), {"launch_eager_us", "launch_graph_us", "event_us"});
+    yaml::Map h(m.required("host"),
+                {"launch_eager_us", "launch_graph_us", "event_us", "graph_kernel_saving_us"});
     hw.launch_eager_us = num.read(h, "launch_eager_us", yaml::kNonNegative);
     hw.launch_graph_us = num.read(h, "launch_graph_us", yaml::kNonNegative);
     hw.event_host_us = num.read_opt(h, "event_us", yaml::kNonNegative, 0);
+    hw.graph_kernel_saving_us = num.read_opt(h, "graph_kernel_saving_us", yaml::kNonNegative, 0);
   }
   if (auto mv = m.optional("memory")) {
     yaml::Map mm(*mv, {"framework_reserve_gb", "cuda_graph_pool_gb", "deepep_normal_buffer_gb",

@@ -77,7 +77,7 @@ class Run {
     models_.reserve(p.kernels.size());
     tensors_begin_.reserve(p.kernels.size() + 1);
     for (const auto& k : p.kernels) {
-      models_.push_back(make_kernel_model(hw, k));
+      models_.push_back(make_kernel_model(hw, k, p.launch_mode));
       const auto& m = models_.back();
       tensors_begin_.push_back({tensors_.size(), k.work.reads.size()});
       for (const auto& r : k.work.reads)

@@ -38,7 +38,7 @@ CtaShare cta_share(const Hardware& hw, const KernelSpec& k) {
 
 }  // namespace
 
-KernelModel make_kernel_model(const Hardware& hw, const KernelSpec& k) {
+KernelModel make_kernel_model(const Hardware& hw, const KernelSpec& k, LaunchMode mode) {
   KernelModel m;
   const Work& w = k.work;
   if (k.duration_us) {
@@ -103,6 +103,8 @@ KernelModel make_kernel_model(const Hardware& hw, const KernelSpec& k) {
     if (w.link_bytes[l] > 0)
       m.latency_us = std::max(m.latency_us, w.fixed_latency_us + hw.links[l].latency_us);
   }
+  if (mode == LaunchMode::graph)
+    m.latency_us = std::max(0.0, m.latency_us - hw.graph_kernel_saving_us);
   m.hbm_bytes = w.hbm_bytes;
   m.l2_bytes = w.l2_bytes;
   for (const auto& wr : w.writes) m.hbm_bytes += wr.bytes;
@@ -164,8 +166,8 @@ const char* SoloBreakdown::bound() const {
   return "link";
 }
 
-SoloBreakdown solo_breakdown(const Hardware& hw, const KernelSpec& k) {
-  const KernelModel m = make_kernel_model(hw, k);
+SoloBreakdown solo_breakdown(const Hardware& hw, const KernelSpec& k, LaunchMode mode) {
+  const KernelModel m = make_kernel_model(hw, k, mode);
   SoloBreakdown b;
   b.ctas = solo_resident_ctas(hw, m);
   b.sms = std::min(b.ctas, hw.sm_count);  // a grid is spread one CTA per SM first
@@ -195,8 +197,8 @@ SoloBreakdown solo_breakdown(const Hardware& hw, const KernelSpec& k) {
   return b;
 }
 
-double solo_time_us(const Hardware& hw, const KernelSpec& k) {
-  return solo_breakdown(hw, k).total_us();
+double solo_time_us(const Hardware& hw, const KernelSpec& k, LaunchMode mode) {
+  return solo_breakdown(hw, k, mode).total_us();
 }
 
 }  // namespace ovs

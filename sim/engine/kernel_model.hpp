@@ -40,7 +40,9 @@ struct KernelModel {
 
 // Throws SimulationError when the hardware cannot run the kernel (dtype without peak, work
 // that needs SMs on a kernel given none, a CTA larger than an SM).
-KernelModel make_kernel_model(const Hardware& hw, const KernelSpec& k);
+// `mode`: how the kernel is launched (a CUDA graph's node starts hw.graph_kernel_saving_us sooner).
+KernelModel make_kernel_model(const Hardware& hw, const KernelSpec& k,
+                              LaunchMode mode = LaunchMode::eager);
 
 // CTAs the kernel has resident on an otherwise idle GPU.
 int solo_resident_ctas(const Hardware& hw, const KernelModel& m);
@@ -66,9 +68,10 @@ struct SoloBreakdown {
   double total_us() const;
   const char* bound() const;  // "compute", "hbm", "l2", "link", "latency" or "given"
 };
-SoloBreakdown solo_breakdown(const Hardware& hw, const KernelSpec& k);
+SoloBreakdown solo_breakdown(const Hardware& hw, const KernelSpec& k,
+                             LaunchMode mode = LaunchMode::eager);
 // The kernel alone on an idle GPU, launch cost excluded.
-double solo_time_us(const Hardware& hw, const KernelSpec& k);
+double solo_time_us(const Hardware& hw, const KernelSpec& k, LaunchMode mode = LaunchMode::eager);
 
 // Capacity of each shared resource in bytes per us.
 std::array<double, kNumShared> shared_capacities(const Hardware& hw);
