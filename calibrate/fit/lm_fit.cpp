@@ -18,8 +18,6 @@ double from_box(double x, const FitParam& p) {
   return std::atanh(2 * t - 1);
 }
 
-constexpr double kDiffEpsfcn = 1e-8;  // forward-difference step: sqrt(1e-8) x |u|
-
 struct Functor {
   using Scalar = double;
   using InputType = Eigen::VectorXd;
@@ -52,7 +50,7 @@ struct Functor {
 }  // namespace
 
 FitResult fit_least_squares(const std::vector<FitParam>& params, const ResidualFn& residuals,
-                            int starts) {
+                            int starts, double epsfcn) {
   FitResult best;
   int evaluations = 0;
   const int n_values = static_cast<int>(residuals([&] {
@@ -63,10 +61,7 @@ FitResult fit_least_squares(const std::vector<FitParam>& params, const ResidualF
                                             .size());
   for (int s = 0; s < std::max(1, starts); ++s) {
     Functor f{&params, &residuals, n_values, &evaluations};
-    // Steps of about 1e-4 of a parameter: well above the engine's time grid (2^-20 us, see
-    // sim/engine/time_grid.hpp), which steps of Eigen's default 1.5e-8 can fall under, leaving
-    // a fit through a run with a zero Jacobian.
-    Eigen::NumericalDiff<Functor> nd(f, kDiffEpsfcn);
+    Eigen::NumericalDiff<Functor> nd(f, epsfcn);
     Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Functor>> lm(nd);
     Eigen::VectorXd u(static_cast<Eigen::Index>(params.size()));
     for (size_t i = 0; i < params.size(); ++i) {
@@ -93,8 +88,8 @@ FitResult fit_least_squares(const std::vector<FitParam>& params, const ResidualF
 }
 
 FitResult fit_least_absolute(const std::vector<FitParam>& params, const ResidualFn& residuals,
-                             int starts, int rounds) {
-  FitResult best = fit_least_squares(params, residuals, starts);
+                             int starts, int rounds, double epsfcn) {
+  FitResult best = fit_least_squares(params, residuals, starts, epsfcn);
   auto l1 = [](const std::vector<double>& r) {
     double s = 0;
     for (double v : r) s += std::fabs(v);
@@ -112,7 +107,7 @@ FitResult fit_least_absolute(const std::vector<FitParam>& params, const Residual
       for (size_t i = 0; i < r.size(); ++i) r[i] *= w[i];
       return r;
     };
-    FitResult next = fit_least_squares(p, weighted, 1);
+    FitResult next = fit_least_squares(p, weighted, 1, epsfcn);
     next.residuals = residuals(next.values);
     next.evaluations += best.evaluations;
     if (l1(next.residuals) >= l1(best.residuals)) break;
