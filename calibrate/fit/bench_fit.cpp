@@ -130,9 +130,8 @@ BenchFamilyFit fit_family(HwProfile& hw, BenchFitResult& res, const std::string&
       for (const auto* m : rows) r.push_back(relative_error(*m, hw));
       return r;
     };
-    // Several families predict through engine runs, whose times lie on a 2^-20 us grid.
     const FitResult fit =
-        fit_least_absolute(params, residuals, active.size() > 2 ? 4 : 2, 6, kThroughEngineEpsfcn);
+        fit_least_absolute(params, residuals, active.size() > 2 ? 4 : 2, 6, epsfcn_for(rows));
     values = fit.values;
     se = rel_stderr(residuals, values, active);
     std::vector<Knob> informed;

@@ -142,6 +142,7 @@ std::vector<Measurement> concurrency_measurements(const BenchData& d, const HwPr
                                       true);
       return std::max(r.done_us[0], r.done_us[1]);
     };
+    m.through_run = true;
     out.push_back(std::move(m));
   }
   return out;

@@ -64,10 +64,8 @@ FitReport fit_rows(HwProfile& hw, const std::string& family,
     for (const auto* m : rows) res.push_back((m->predict_us(hw) - m->measured_us) / m->measured_us);
     return res;
   };
-  // Seed 2's rows are durations inside an engine run (times on its 2^-20 us grid).
   const FitResult fit =
-      fit_least_absolute(params, residuals, knobs.size() > 2 ? 8 : 2, 6,
-                         family == "seed" ? kThroughEngineEpsfcn : kDefaultEpsfcn);
+      fit_least_absolute(params, residuals, knobs.size() > 2 ? 8 : 2, 6, epsfcn_for(rows));
   for (size_t i = 0; i < knobs.size(); ++i) *knobs[i].target = fit.values[i] * knobs[i].scale;
   r.mape_after = mape_of(hw, rows);
   for (size_t i = 0; i < knobs.size(); ++i) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "calibrate/fit/lm_fit.hpp"
 #include "calibrate/fit/seed_block.hpp"
 #include "models/cost/attention.hpp"
 #include "models/cost/comm.hpp"
@@ -34,6 +35,12 @@ const char* family_name(DataFamily f) {
       break;
   }
   return "unknown";
+}
+
+double epsfcn_for(const std::vector<const Measurement*>& rows) {
+  for (const auto* m : rows)
+    if (m->through_run) return kThroughEngineEpsfcn;
+  return kDefaultEpsfcn;
 }
 
 double solo_us(const HwProfile& hw, const std::vector<KernelCost>& kernels) {
@@ -278,6 +285,7 @@ void load_seed(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) {
       m.predict_us = [model, tokens, prefixes](const HwProfile& h) {
         return seed_in_run_us(h, model, tokens, prefixes);
       };
+      m.through_run = true;
     } else if (kind == "v4_side" || kind == "v4_block") {
       const std::string model = t.at(i, "model");
       const std::int64_t tokens = whole(t, i, "tokens");
@@ -293,6 +301,7 @@ void load_seed(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) {
         m.predict_us = [model, tokens](const HwProfile& h) {
           return seed_block_us(h, model, tokens, true);
         };
+      m.through_run = true;
     } else {
       out.skipped.push_back(fmt::format("line {}: seed row kind '{}' not modelled", line, kind));
       continue;

@@ -21,7 +21,13 @@ struct Measurement {
   int line = 0;           // CSV line
   double measured_us = 0;
   std::function<double(const HwProfile&)> predict_us;
+  // Predicted through an engine run (times on its 2^-20 us grid): a fit over such rows needs
+  // forward-difference steps above the grid (lm_fit.hpp, kThroughEngineEpsfcn).
+  bool through_run = false;
 };
+
+// The forward-difference setting a fit over `rows` needs (lm_fit.hpp).
+double epsfcn_for(const std::vector<const Measurement*>& rows);
 
 struct MeasurementSet {
   DataFamily family = DataFamily::unknown;
