@@ -22,6 +22,8 @@ constexpr std::size_t kHeapStepBytes = std::size_t{64} << 20;
 constexpr std::uintptr_t kHugePageBytes = std::uintptr_t{2} << 20;
 // A block large enough to make malloc extend the heap (below the mmap threshold set here).
 constexpr std::size_t kProbeBytes = std::size_t{1} << 20;
+// glibc's chunk header before and after a block (size fields), rounded up.
+constexpr std::uintptr_t kChunkHeaderBytes = 64;
 // Through a volatile pointer the compiler keeps the allocations below (an unused malloc, or a
 // malloc freed right away, may otherwise be left out).
 void* volatile g_block = nullptr;
@@ -40,14 +42,18 @@ void prepare_process_heap() {
                         static_cast<std::size_t>(heap_end - probe) <= 2 * kHeapStepBytes;
   std::free(probe);  // back into the top of the heap
   if (!brk_heap) return;
+  // A 2 MiB block of the heap becomes a huge page only if none of its pages was touched before
+  // the madvise: the probe's malloc and free wrote and read the chunk headers at its two ends, so
+  // the huge pages start after its end.
   const auto first = reinterpret_cast<std::uintptr_t>(probe);
-  const std::uintptr_t aligned = (first + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  const std::uintptr_t aligned =
+      (first + kProbeBytes + kChunkHeaderBytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
   const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(heap_end) & ~(kHugePageBytes - 1);
   if (end <= aligned) return;
-  // Blocks from here on start at the first whole huge page: the bytes before it go to one block
-  // that is never freed nor written (it costs address space, not memory).
-  if (aligned - first > 64) g_block = std::malloc(aligned - first);
   madvise(reinterpret_cast<void*>(aligned), end - aligned, MADV_HUGEPAGE);
+  // Blocks from here on start at the first huge page: the bytes before it go to one block that is
+  // never freed nor written (it costs address space, not memory).
+  g_block = std::malloc(aligned - first);
 }
 #else
 void prepare_process_heap() {}
