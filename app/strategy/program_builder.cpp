@@ -88,11 +88,13 @@ class Builder {
       const LayerPlan& plan = *plans_[m][l];
       const bool fixed_dense = plan.type == LayerType::dense && !s_.layers.count("dense");
       const LayerStrategy* ls = fixed_dense ? nullptr : &s_.for_type(plan.type);
-      std::vector<std::string> items;
-      if (ls)
-        items = ls->items;
-      else
-        for (const auto& o : plan.ops) items.push_back(o.op);
+      // The strategy's list of the layer's type, or (a dense layer the strategy leaves alone) the
+      // plan's ops in order.
+      if (!ls) {
+        own_items_.clear();
+        for (const auto& o : plan.ops) own_items_.push_back(o.op);
+      }
+      const std::vector<std::string>& items = ls ? ls->items : own_items_;
       int stage_in_layer = 0;
       for (const auto& item : items) {
         if (item == kYield) {
@@ -337,8 +339,9 @@ class Builder {
   BuiltProgram out_;
   std::vector<std::vector<const LayerPlan*>> plans_;
   std::unordered_map<std::string, int> events_;
-  std::vector<char> recorded_;  // by event id: recorded at least once
-  std::string ev_;              // ev()'s buffer
+  std::vector<char> recorded_;          // by event id: recorded at least once
+  std::string ev_;                      // ev()'s buffer
+  std::vector<std::string> own_items_;  // stages()' op list of a layer without a strategy list
   int cur_stage_ = -1;
 };
 
