@@ -23,13 +23,13 @@ namespace {
 DegradationCause bucket(const KernelInfo& info, const KernelSpec& k, const SoloBreakdown& b) {
   using C = DegradationCause;
   if (info.comm) return C::communication_latency;
-  const std::string bound = b.bound();
-  if (k.category == to_string(KernelCategory::gemm)) {
+  const std::string_view bound = b.bound();
+  if (k.category == category_name(KernelCategory::gemm)) {
     if (bound == "hbm" || bound == "l2") return C::weight_rereads;
     if (bound == "latency") return C::fixed_kernel_latency;
     return C::tile_and_wave_waste;
   }
-  if (k.category == to_string(KernelCategory::attention)) return C::attention_efficiency;
+  if (k.category == category_name(KernelCategory::attention)) return C::attention_efficiency;
   if (bound == "latency") return C::fixed_kernel_latency;
   return C::small_memory_bound_kernels;
 }
@@ -98,11 +98,35 @@ const KernelAlone* KernelAloneTable::find(const AloneKey& k) const {
   return &entries_[static_cast<size_t>(index_[layer][name] - 1)].second;
 }
 
+void KernelAloneTable::clear() {
+  entries_.clear();
+  for (auto& row : index_) std::fill(row.begin(), row.end(), 0);
+}
+
+std::unique_ptr<StrategyRun> RunRecycler::take(const std::string& key) {
+  auto it = free_.find(key);
+  if (it == free_.end()) return nullptr;
+  return std::move(it->second);
+}
+
+void RunRecycler::give(const std::string& key, std::unique_ptr<StrategyRun> run) {
+  free_[key] = std::move(run);
+}
+
 StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatcher* watch,
                               bool counters) {
   StrategyRun r;
-  r.built = build_program(lb, s);
-  r.timeline = std::make_unique<Timeline>(r.built.program, counters);
+  simulate_strategy_into(lb, s, watch, counters, r);
+  return r;
+}
+
+void simulate_strategy_into(const LayerBuilder& lb, const Strategy& s, RunWatcher* watch,
+                            bool counters, StrategyRun& r) {
+  build_program_into(lb, s, r.built);
+  if (r.timeline)
+    r.timeline->reset(r.built.program, counters);
+  else
+    r.timeline = std::make_unique<Timeline>(r.built.program, counters);
   const Engine engine(lb.hw().engine);
   ObserverList obs;
   obs.add(r.timeline.get());
@@ -123,16 +147,20 @@ StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatc
     solo_by_cause[static_cast<size_t>(c)] += us;
     solo_seen[static_cast<size_t>(c)] = true;
   };
+  r.alone.clear();
   r.alone.reserve(r.built.info.size());
-  // A kernel alone, and what its SM cap costs it, once per plan cost and cap: identical layers
-  // launch the same plan kernels (the Work is the plan's; only tensor scopes and streams differ).
+  // A kernel alone, what its SM cap costs it and the cause it is charged to, once per work class
+  // (plan cost and SM cap): identical layers launch the same plan kernels (the Work is the
+  // plan's; only tensor scopes and streams differ).
   struct Solo {
     SoloBreakdown b;
     double capped_loss = 0;
     int name = -1;  // kernel_name_id
+    DegradationCause cause = DegradationCause::fixed_kernel_latency;
+    bool made = false;
   };
   const LaunchMode mode = r.built.program.launch_mode;  // a graph's nodes start sooner
-  auto solo_of = [&hw, mode](const KernelSpec& k) {
+  auto solo_of = [&hw, mode](const KernelSpec& k, const KernelInfo& info) {
     Solo s{solo_breakdown(hw, k, mode), 0};
     // A kernel held to fewer SMs than the GPU has (deep_gemm_num_sms, a placement's cap) loses
     // time to that cap; the rest of its time is charged by what bounds it.
@@ -141,43 +169,39 @@ StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatc
       free.sm_cap = 0;
       s.capped_loss = std::max(0.0, s.b.total_us() - solo_breakdown(hw, free, mode).total_us());
     }
+    s.name = kernel_name_id(info.op, info.kernel);
+    s.cause = bucket(info, k, s.b);
+    s.made = true;
     return s;
   };
-  struct SourceHash {
-    size_t operator()(const std::pair<const KernelCost*, int>& x) const noexcept {
-      return std::hash<const void*>()(x.first) ^ (size_t(x.second) * 0x9e3779b97f4a7c15ULL);
-    }
-  };
-  std::unordered_map<std::pair<const KernelCost*, int>, Solo, SourceHash> solo_memo;
+  const bool memo = caches_enabled();
+  std::vector<Solo> solo_memo;  // by work class
   for (size_t i = 0; i < r.built.program.kernels.size(); ++i) {
     const KernelSpec& k = r.built.program.kernels[i];
     const KernelInfo& info = r.built.info[i];
     if (k.fixed_sms == 0 && k.work.ctas == 0) continue;  // data in flight holds no SM
-    Solo solo;
-    if (info.source && caches_enabled()) {
-      auto [it, fresh] = solo_memo.try_emplace({info.source, k.sm_cap});
-      if (fresh) {
-        it->second = solo_of(k);
-        it->second.name = kernel_name_id(info.op, info.kernel);
-      }
-      solo = it->second;
+    Solo fresh;
+    const Solo* solo = &fresh;
+    if (memo && k.work_class >= 0) {
+      const auto c = static_cast<size_t>(k.work_class);
+      if (c >= solo_memo.size()) solo_memo.resize(c + 1);
+      if (!solo_memo[c].made) solo_memo[c] = solo_of(k, info);
+      solo = &solo_memo[c];
     } else {
-      solo = solo_of(k);
-      solo.name = kernel_name_id(info.op, info.kernel);
+      fresh = solo_of(k, info);
     }
-    const SoloBreakdown& b = solo.b;
-    const double capped_loss = solo.capped_loss;
-    auto& e = r.alone[{info.layer, solo.name}];
-    e.us += b.total_us() - capped_loss;
-    e.capped_us += capped_loss;
-    e.cause = bucket(info, k, b);
-    add_solo(e.cause, b.total_us() - capped_loss);
-    if (capped_loss > 0) add_solo(DegradationCause::sms_given_to_communication, capped_loss);
+    const double alone_us = solo->b.total_us() - solo->capped_loss;
+    auto& e = r.alone[{info.layer, solo->name}];
+    e.us += alone_us;
+    e.capped_us += solo->capped_loss;
+    e.cause = solo->cause;
+    add_solo(e.cause, alone_us);
+    if (solo->capped_loss > 0)
+      add_solo(DegradationCause::sms_given_to_communication, solo->capped_loss);
   }
   for (const DegradationCause c : kDegradationCauses)
     if (solo_seen[static_cast<size_t>(c)])
       r.stats.solo_us[name_of(c)] = solo_by_cause[static_cast<size_t>(c)];
-  return r;
 }
 
 namespace {
@@ -187,8 +211,20 @@ std::string run_key(const Strategy& s, const Workload& w) {
 }  // namespace
 
 WhatIfSession::WhatIfSession(ModelConfig model, HwProfile hw, Workload w)
-    : model_(std::move(model)), hw_(std::move(hw)), w_(in_nvlink_domain(w, hw_)) {
+    : WhatIfSession(std::move(model), std::move(hw), w, nullptr) {}
+
+WhatIfSession::WhatIfSession(ModelConfig model, HwProfile hw, Workload w, RunRecycler* recycler)
+    : model_(std::move(model)),
+      hw_(std::move(hw)),
+      w_(in_nvlink_domain(w, hw_)),
+      recycler_(recycler) {
   require_kernel_params(hw_);
+}
+
+WhatIfSession::~WhatIfSession() {
+  if (!recycler_) return;
+  for (auto& [key, run] : cache_)
+    if (run) recycler_->give(key, std::move(run));
 }
 
 const StrategyRun& WhatIfSession::run(const Strategy& s, RunWatcher* watch) {
@@ -200,13 +236,16 @@ const StrategyRun& WhatIfSession::run(const Strategy& s, RunWatcher* watch) {
     if (it != cache_.end()) return *it->second;
   }
   const LayerBuilder& lb = builder(w);
-  auto r = std::make_unique<StrategyRun>();
+  std::unique_ptr<StrategyRun> r = cached && recycler_ ? recycler_->take(key) : nullptr;
+  if (!r) r = std::make_unique<StrategyRun>();
   try {
-    *r = simulate_strategy(lb, s, watch, /*counters=*/false);
+    simulate_strategy_into(lb, s, watch, /*counters=*/false, *r);
   } catch (const SimulationError& e) {
     throw InputError(s.file, 0, "", e.what());
   }
-  r->timeline.reset();  // the statistics are kept; the timeline is only needed while running
+  // The statistics are kept; the timeline is only needed while running (or as storage for the
+  // recycler's next run of this strategy).
+  if (!recycler_) r->timeline.reset();
   r->stats.memory = memory_per_gpu(model_, hw_, w, r->stats.split);
   if (!cached) {
     kept_.push_back(std::move(r));

@@ -110,6 +110,7 @@ class KernelAloneTable {
   KernelAlone& operator[](const AloneKey& k);
   const KernelAlone* find(const AloneKey& k) const;
   void reserve(size_t n) { entries_.reserve(n); }
+  void clear();  // empty, keeping the storage
   const std::vector<std::pair<AloneKey, KernelAlone>>& entries() const { return entries_; }
 
  private:
@@ -128,6 +129,20 @@ struct StrategyRun {
 // them; the what-if and sweeps do not).
 StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s,
                               RunWatcher* watch = nullptr, bool counters = true);
+// The same into `r`, reusing the storage an earlier run left in it (program, timeline, table).
+void simulate_strategy_into(const LayerBuilder& lb, const Strategy& s, RunWatcher* watch,
+                            bool counters, StrategyRun& r);
+
+// Runs kept between what-if sessions on one thread (a sweep worker's points): a strategy's next
+// run is made in the storage of its last, so building and recording it allocates little.
+class RunRecycler {
+ public:
+  std::unique_ptr<StrategyRun> take(const std::string& key);
+  void give(const std::string& key, std::unique_ptr<StrategyRun> run);
+
+ private:
+  std::map<std::string, std::unique_ptr<StrategyRun>> free_;
+};
 
 // A model, GPU and workload with strategies compared on them; runs are cached, so the baseline
 // is simulated once however many strategies are compared with it.
@@ -135,6 +150,11 @@ class WhatIfSession {
  public:
   // `w` as resolve_workload gives it.
   WhatIfSession(ModelConfig model, HwProfile hw, Workload w);
+  // Runs are made in storage from `recycler` and given back to it when the session ends.
+  WhatIfSession(ModelConfig model, HwProfile hw, Workload w, RunRecycler* recycler);
+  ~WhatIfSession();
+  WhatIfSession(const WhatIfSession&) = delete;
+  WhatIfSession& operator=(const WhatIfSession&) = delete;
   WhatIfResult compare(const Strategy& baseline, const Strategy& strategy,
                        RunWatcher* watch = nullptr);
   // Cached unless watched.
@@ -155,6 +175,7 @@ class WhatIfSession {
   // strategy compared with itself under a watcher does not free the run the first reference holds.
   std::vector<std::unique_ptr<StrategyRun>> kept_;  // watched runs, and runs with the caches off
   std::vector<std::unique_ptr<LayerBuilder>> uncached_builders_;
+  RunRecycler* recycler_ = nullptr;
 };
 void write_whatif_json(std::ostream& out, const WhatIfResult& r);
 void write_whatif_table(std::ostream& out, const WhatIfResult& r);

@@ -23,15 +23,58 @@ struct StagedOp {
   int stage_in_layer;  // yields before the op in its layer's list
 };
 
+// What a build keeps between builds on one thread: the event-name vocabulary and per-build tables
+// whose storage is reused (a sweep worker builds the same strategies point after point).
+struct Scratch {
+  std::unordered_map<std::string, int> what_ids;  // "<what><suffix>" of an event name -> id
+  std::vector<int> event_of;   // [(layer + 1) x 2 + micro-batch][what id]: event id + 1, 0: none
+  std::vector<char> recorded;  // by event id: recorded at least once
+  std::string ev, key;         // name buffers
+  std::vector<std::string> own_items;  // stages()' op list of a layer without a strategy list
+  // Work classes (KernelSpec::work_class) by (plan cost, SM cap): an open-addressing table.
+  struct ClassSlot {
+    const KernelCost* source = nullptr;
+    int sm_cap = 0;
+    int work_class = -1;
+  };
+  std::vector<ClassSlot> classes;
+  int n_classes = 0;
+};
+thread_local Scratch scratch;
+
+// The element at `n` of `v` for writing, reusing an element (and its heap buffers) left by an
+// earlier build; `n` counts the elements in use.
+template <class T>
+T& next_slot(std::vector<T>& v, size_t& n) {
+  if (n < v.size()) return v[n++];
+  ++n;
+  return v.emplace_back();
+}
+
 class Builder {
  public:
-  Builder(const LayerBuilder& lb, const Strategy& s) : lb_(lb), s_(s), hw_(lb.hw()) {}
+  Builder(const LayerBuilder& lb, const Strategy& s, BuiltProgram& out)
+      : lb_(lb), s_(s), hw_(lb.hw()), out_(out), sc_(scratch) {}
 
-  BuiltProgram build() {
+  void build() {
     Program& p = out_.program;
+    out_.split = false;
+    out_.note.clear();
+    out_.stages_per_layer_hint = 0;
+    out_.launch_count = 0;
     p.launch_mode = lb_.workload().graphs() ? LaunchMode::graph : LaunchMode::eager;
-    p.streams = {{"compute", 0}, {"deepep", 1}, {"net.A", 0}, {"net.B", 0}};
-    for (const auto& side : s_.side_streams) p.streams.push_back({side, 0});
+    p.streams.resize(4 + s_.side_streams.size());
+    const char* fixed[] = {"compute", "deepep", "net.A", "net.B"};
+    for (size_t i = 0; i < p.streams.size(); ++i) {
+      p.streams[i].name = i < 4 ? fixed[i] : s_.side_streams[i - 4];
+      p.streams[i].priority = i == 1 ? 1 : 0;
+    }
+    n_what_ = static_cast<int>(sc_.what_ids.size());
+    sc_.event_of.clear();
+    sc_.recorded.clear();
+    if (sc_.classes.empty()) sc_.classes.resize(1024);
+    std::fill(sc_.classes.begin(), sc_.classes.end(), Scratch::ClassSlot{});
+    sc_.n_classes = 0;
     const Workload& w = lb_.workload();
 
     std::vector<MicroBatch> mbs;
@@ -63,6 +106,10 @@ class Builder {
     p.kernels.reserve(kernels + 8);
     out_.info.reserve(kernels + 8);
     p.actions.reserve(2 * kernels + 16);
+    // Events are looked up by (layer, micro-batch, what) in a table sized for the vocabulary seen
+    // so far; a new word grows it.
+    layers_ = lb_.model().layers;
+    sc_.event_of.assign(size_t(layers_ + 1) * 2 * size_t(std::max(n_what_, 1)), 0);
 
     // Embedding of the whole batch, before the split; LM head after the merge.
     const MicroBatch all = whole_batch(w);
@@ -73,10 +120,13 @@ class Builder {
       for (const auto& st : stages(0)) run_stage(st, 0);
     for (const auto& k : lb_.epilogue(all)) launch_compute(k, -1, "lm_head", 0, false);
 
-    const std::string problem = check_program(p);
-    if (!problem.empty())
-      throw std::logic_error("program builder produced an invalid program: " + problem);
-    return std::move(out_);
+    // Elements beyond this build's are an earlier build's.
+    p.kernels.resize(n_kernels_);
+    p.actions.resize(n_actions_);
+    p.events.resize(n_events_);
+    out_.info.resize(n_info_);
+    out_.host_issue.resize(n_issue_);
+    // (The engine checks the program's structure before it runs it.)
   }
 
  private:
@@ -91,10 +141,10 @@ class Builder {
       // The strategy's list of the layer's type, or (a dense layer the strategy leaves alone) the
       // plan's ops in order.
       if (!ls) {
-        own_items_.clear();
-        for (const auto& o : plan.ops) own_items_.push_back(o.op);
+        sc_.own_items.resize(plan.ops.size());
+        for (size_t i = 0; i < plan.ops.size(); ++i) sc_.own_items[i] = plan.ops[i].op;
       }
-      const std::vector<std::string>& items = ls ? ls->items : own_items_;
+      const std::vector<std::string>& items = ls ? ls->items : sc_.own_items;
       int stage_in_layer = 0;
       for (const auto& item : items) {
         if (item == kYield) {
@@ -130,68 +180,114 @@ class Builder {
     for (const auto& so : stage) run_op(so, m);
   }
 
-  // "L<layer>.<A|B>.<what><suffix>", written into one buffer (no allocation once it has grown):
-  // the reference is valid until the next call.
-  const std::string& ev(int layer, int m, std::string_view what, std::string_view suffix = {}) {
-    char digits[16];
-    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, layer);
-    ev_.assign(1, 'L').append(digits, end).append(m ? ".B." : ".A.").append(what).append(suffix);
-    return ev_;
+  // Event "L<layer>.<A|B>.<what><suffix>": its id, made on first use. Looked up by (layer,
+  // micro-batch, id of "<what><suffix>"), without building the name unless the event is new.
+  // With `create` false, -1 for an event not made yet.
+  int ev(int layer, int m, std::string_view what, std::string_view suffix = {},
+         bool create = true) {
+    sc_.key.assign(what).append(suffix);
+    const auto wit = sc_.what_ids.try_emplace(sc_.key, static_cast<int>(sc_.what_ids.size()));
+    const int word = wit.first->second;
+    if (word >= n_what_) grow_words();
+    int& slot = sc_.event_of[(size_t(layer + 1) * 2 + size_t(m)) * size_t(n_what_) + size_t(word)];
+    if (slot == 0) {
+      if (!create) return -1;
+      char digits[16];
+      const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, layer);
+      std::string& name = next_slot(out_.program.events, n_events_);
+      name.assign(1, 'L').append(digits, end).append(m ? ".B." : ".A.").append(sc_.key);
+      slot = static_cast<int>(n_events_);
+    }
+    return slot - 1;
   }
-  int event_id(const std::string& name) {
-    auto [it, inserted] = events_.try_emplace(name, static_cast<int>(out_.program.events.size()));
-    if (inserted) out_.program.events.push_back(name);
-    return it->second;
+  // A word new to this thread's vocabulary: the table gets a column for it (and room to spare).
+  void grow_words() {
+    const int old_n = n_what_;
+    const int new_n = static_cast<int>(sc_.what_ids.size()) + 8;
+    std::vector<int> grown(size_t(layers_ + 1) * 2 * size_t(new_n), 0);
+    if (old_n > 0)
+      for (size_t row = 0; row < size_t(layers_ + 1) * 2; ++row)
+        std::copy_n(sc_.event_of.begin() + std::ptrdiff_t(row * size_t(old_n)), old_n,
+                    grown.begin() + std::ptrdiff_t(row * size_t(new_n)));
+    sc_.event_of.swap(grown);
+    n_what_ = new_n;
   }
-  void record(const std::string& name, int stream) {
-    const int id = event_id(name);
-    out_.program.actions.push_back({RecordAction{id, stream}, {}});
-    if (recorded_.size() <= static_cast<size_t>(id)) recorded_.resize(static_cast<size_t>(id) + 1);
-    recorded_[static_cast<size_t>(id)] = 1;
+  // The work class of kernels launched from plan cost `source` held to `sm_cap` SMs.
+  int work_class(const KernelCost* source, int sm_cap) {
+    if (2 * (sc_.n_classes + 1) > static_cast<int>(sc_.classes.size())) {
+      std::vector<Scratch::ClassSlot> old(sc_.classes.size() * 2);
+      old.swap(sc_.classes);
+      for (const auto& c : old)
+        if (c.source) find_class(c.source, c.sm_cap) = c;
+    }
+    Scratch::ClassSlot& slot = find_class(source, sm_cap);
+    if (!slot.source) slot = {source, sm_cap, sc_.n_classes++};
+    return slot.work_class;
   }
-  bool recorded(const std::string& name) const {
-    auto it = events_.find(name);
-    return it != events_.end() && static_cast<size_t>(it->second) < recorded_.size() &&
-           recorded_[static_cast<size_t>(it->second)];
+  Scratch::ClassSlot& find_class(const KernelCost* source, int sm_cap) {
+    const size_t mask = sc_.classes.size() - 1;
+    size_t i = (std::hash<const void*>()(source) * 0x9e3779b97f4a7c15ULL + size_t(sm_cap)) & mask;
+    while (sc_.classes[i].source &&
+           !(sc_.classes[i].source == source && sc_.classes[i].sm_cap == sm_cap))
+      i = (i + 1) & mask;
+    return sc_.classes[i];
   }
-  void wait(const std::string& name, int stream) {
-    out_.program.actions.push_back({WaitAction{event_id(name), stream}, {}});
+  HostAction& next_action() { return next_slot(out_.program.actions, n_actions_); }
+  void record(int id, int stream) {
+    HostAction& a = next_action();
+    a.step = RecordAction{id, stream};
+    a.label.clear();
+    if (sc_.recorded.size() <= static_cast<size_t>(id)) sc_.recorded.resize(size_t(id) + 1, 0);
+    sc_.recorded[static_cast<size_t>(id)] = 1;
   }
-  void block(const std::string& name) {
-    out_.program.actions.push_back({BlockAction{event_id(name)}, {}});
+  bool recorded(int id) const {
+    return static_cast<size_t>(id) < sc_.recorded.size() && sc_.recorded[static_cast<size_t>(id)];
+  }
+  void wait(int id, int stream) {
+    HostAction& a = next_action();
+    a.step = WaitAction{id, stream};
+    a.label.clear();
+  }
+  void block(int id) {
+    HostAction& a = next_action();
+    a.step = BlockAction{id};
+    a.label.clear();
   }
 
-  int launch(const KernelCost& c, int stream, const KernelInfo& info, int sm_cap = 0) {
+  // Launches a kernel of cost `c` on `stream` for (layer, op, micro-batch m), named `kernel`
+  // within its op, held to `sm_cap` SMs (0: the cost's own cap). `source`: the layer plan's cost
+  // it comes from (null when the cost does not outlive the build). Written into reused storage.
+  int launch(const KernelCost& c, int stream, int layer, const std::string& op, int m,
+             std::string_view kernel, bool comm, const KernelCost* source, int sm_cap = 0,
+             int spin_on_event = -1) {
     Program& p = out_.program;
-    p.kernels.push_back(c.spec(stream));
-    KernelSpec& k = p.kernels.back();
+    KernelSpec& k = next_slot(p.kernels, n_kernels_);
+    c.assign_to(k, stream);
     if (sm_cap > 0) k.sm_cap = k.sm_cap > 0 ? std::min(k.sm_cap, sm_cap) : sm_cap;
-    return launched(info);
-  }
-
-  int launch_spec(KernelSpec k, const KernelInfo& info) {
-    out_.program.kernels.push_back(std::move(k));
-    return launched(info);
-  }
-
-  // Completes the program's last kernel (its layer's tensors, labels) and launches it.
-  int launched(const KernelInfo& info) {
-    Program& p = out_.program;
-    KernelSpec& k = p.kernels.back();
+    k.spin_on_event = spin_on_event;
+    if (source) k.work_class = work_class(source, k.sm_cap);
     // A shared layer plan's tensors belong to the layer this kernel is launched for.
     for (auto* list : {&k.work.reads, &k.work.writes})
       for (auto& t : *list)
-        if (t.scope == TensorAccess::kThisLayer) t.scope = info.layer;
-    k.op = info.op;
-    k.micro_batch = info.micro_batch;
-    if (info.comm && k.category.empty()) k.category = to_string(KernelCategory::comm);
-    out_.info.push_back(info);
-    if (info.layer >= 0) out_.info.back().stage = cur_stage_;
-    const int id = static_cast<int>(p.kernels.size()) - 1;
+        if (t.scope == TensorAccess::kThisLayer) t.scope = layer;
+    k.op = op;
+    k.micro_batch = m;
+    if (comm && k.category.empty()) k.category = category_name(KernelCategory::comm);
+    KernelInfo& info = next_slot(out_.info, n_info_);
+    info.layer = layer;
+    info.op = op;
+    info.micro_batch = m;
+    info.kernel = kernel;
+    info.comm = comm;
+    info.stage = layer >= 0 ? cur_stage_ : -1;
+    info.source = source;
+    const int id = static_cast<int>(n_kernels_) - 1;
     // Data in flight is not a host launch: it follows the send kernel by itself.
     std::optional<double> host_us;
     if (k.fixed_sms == 0 && k.work.ctas == 0) host_us = 0.0;
-    p.actions.push_back({LaunchAction{id, host_us}, info.op});
+    HostAction& a = next_action();
+    a.step = LaunchAction{id, host_us};
+    a.label = op;
     if (!host_us) ++out_.launch_count;
     return id;
   }
@@ -203,9 +299,8 @@ class Builder {
 
   void launch_compute(const OpKernel& k, int layer, const std::string& op, int m,
                       bool from_plan = true) {
-    KernelInfo info{layer, op, m, k.name, k.cost.category == KernelCategory::comm};
-    if (from_plan) info.source = &k.cost;
-    launch(k.cost, kCompute, info, k.deep_gemm ? deep_gemm_cap() : 0);
+    launch(k.cost, kCompute, layer, op, m, k.name, k.cost.category == KernelCategory::comm,
+           from_plan ? &k.cost : nullptr, k.deep_gemm ? deep_gemm_cap() : 0);
   }
 
   void run_op(const StagedOp& so, int m) {
@@ -213,13 +308,15 @@ class Builder {
     cur_stage_ = so.stage_in_layer;
     char digits[16];
     const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, so.layer);
-    std::string& label = out_.host_issue.emplace_back();
-    label.reserve(4 + static_cast<size_t>(end - digits) + op.op.size());
-    label.append(m ? "B.L" : "A.L").append(digits, end).append(1, '.').append(op.op);
+    std::string& label = next_slot(out_.host_issue, n_issue_);
+    label.assign(m ? "B.L" : "A.L").append(digits, end).append(1, '.').append(op.op);
     Program& p = out_.program;
     // Python / framework overhead of the op; CUDA-graph replay has none.
-    if (p.launch_mode == LaunchMode::eager && hw_.kernels.framework_op_us > 0)
-      p.actions.push_back({DelayAction{hw_.kernels.framework_op_us, label}, label});
+    if (p.launch_mode == LaunchMode::eager && hw_.kernels.framework_op_us > 0) {
+      HostAction& a = next_action();
+      a.step = DelayAction{hw_.kernels.framework_op_us, label};
+      a.label = label;
+    }
     if (op.comm) {
       // Compute kernels of a DeepEP op (normal mode's FP8 quant in dispatch_a) come first.
       for (const auto& k : op.kernels) launch_compute(k, so.layer, op.op, m);
@@ -250,14 +347,14 @@ class Builder {
           }
           const bool prev = w.rfind("prev:", 0) == 0;
           const int layer = prev ? so.layer - 1 : so.layer;
-          const std::string& name = ev(layer, m, std::string_view(w).substr(prev ? 5 : 0));
-          if (layer >= 0 && recorded(name)) wait(name, stream);
+          if (layer < 0) continue;
+          const int id = ev(layer, m, std::string_view(w).substr(prev ? 5 : 0), {}, false);
+          if (id >= 0 && recorded(id)) wait(id, stream);
         }
         if (pl->sm_cap > 0) cap = cap > 0 ? std::min(cap, pl->sm_cap) : pl->sm_cap;
       }
-      KernelInfo info{so.layer, op.op, m, k.name, k.cost.category == KernelCategory::comm};
-      info.source = &k.cost;
-      launch(k.cost, stream, info, cap);
+      launch(k.cost, stream, so.layer, op.op, m, k.name, k.cost.category == KernelCategory::comm,
+             &k.cost, cap);
       if (pl)
         for (const auto& r : pl->record) record(ev(so.layer, m, r), stream);
     }
@@ -290,11 +387,9 @@ class Builder {
     const bool dispatch = shape.op == CommOp::dispatch;
     const bool first_half = op.op == "dispatch_a" || op.op == "combine_a";
     const std::string_view base = dispatch ? "dispatch" : "combine";
-    KernelInfo info{so.layer, op.op, m, "", true};
-    auto launch_role = [&](const char* role, int stream) {
-      info.kernel = role;
-      info.source = &comm_kernel(op, role).cost;
-      return launch(*info.source, stream, info);
+    auto launch_role = [&](const char* role, int stream, int spin_on_event = -1) {
+      const KernelCost& c = comm_kernel(op, role).cost;
+      return launch(c, stream, so.layer, op.op, m, role, true, &c, 0, spin_on_event);
     };
     if (shape.mode == DeepepMode::normal) {
       if (first_half) {
@@ -326,31 +421,33 @@ class Builder {
       return;
     }
     // The hook: the same kernel's receive phase, polling on its SMs for the data in flight.
-    info.kernel = "recv";
-    info.source = &comm_kernel(op, "recv").cost;
-    KernelSpec recv = info.source->spec(kCompute);
-    recv.spin_on_event = event_id(ev(so.layer, m, base, "_arrived"));
-    launch_spec(std::move(recv), info);
+    launch_role("recv", kCompute, ev(so.layer, m, base, "_arrived"));
   }
 
   const LayerBuilder& lb_;
   const Strategy& s_;
   const HwProfile& hw_;
-  BuiltProgram out_;
+  BuiltProgram& out_;
+  Scratch& sc_;
   std::vector<std::vector<const LayerPlan*>> plans_;
-  std::unordered_map<std::string, int> events_;
-  std::vector<char> recorded_;          // by event id: recorded at least once
-  std::string ev_;                      // ev()'s buffer
-  std::vector<std::string> own_items_;  // stages()' op list of a layer without a strategy list
+  size_t n_kernels_ = 0, n_info_ = 0, n_actions_ = 0, n_events_ = 0, n_issue_ = 0;  // in use
+  int n_what_ = 0;  // columns of sc_.event_of
+  int layers_ = 0;
   int cur_stage_ = -1;
 };
 
 }  // namespace
 
 BuiltProgram build_program(const LayerBuilder& layers, const Strategy& strategy) {
+  BuiltProgram out;
+  build_program_into(layers, strategy, out);
+  return out;
+}
+
+void build_program_into(const LayerBuilder& layers, const Strategy& strategy, BuiltProgram& out) {
   check_strategy(strategy, layers);
-  Builder b(layers, strategy);
-  return b.build();
+  Builder b(layers, strategy, out);
+  b.build();
 }
 
 }  // namespace ovs

@@ -36,5 +36,8 @@ struct BuiltProgram {
 };
 
 BuiltProgram build_program(const LayerBuilder& layers, const Strategy& strategy);
+// The same, built into `out` in place: the storage of an earlier build (its kernels' strings and
+// tensor lists, actions, labels) is reused, so building the same strategy again allocates little.
+void build_program_into(const LayerBuilder& layers, const Strategy& strategy, BuiltProgram& out);
 
 }  // namespace ovs

@@ -112,6 +112,7 @@ struct PointEvaluator::Cache {
   std::map<std::string, Strategy> strategies;
   std::map<std::string, ModelConfig> models;
   std::map<std::string, HwProfile> gpus;
+  RunRecycler runs;  // each strategy's run storage, from point to point
 };
 
 PointEvaluator::PointEvaluator(const SweepSpec& spec)
@@ -174,7 +175,7 @@ std::string PointEvaluator::rows(long long index) {
         it = cache_->strategies.emplace(key, load_strategy(name, model.family)).first;
       return it->second;
     };
-    WhatIfSession session(model, hw, w);
+    WhatIfSession session(model, hw, w, &cache_->runs);
     const Strategy& base = strategy(spec_.baseline);
     std::string out;
     for (const auto& name : spec_.strategies) {

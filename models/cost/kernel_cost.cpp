@@ -5,6 +5,10 @@
 namespace ovs {
 
 std::string to_string(KernelCategory c) {
+  return std::string(category_name(c));
+}
+
+std::string_view category_name(KernelCategory c) {
   switch (c) {
     case KernelCategory::gemm:
       return "gemm";
@@ -20,13 +24,28 @@ std::string to_string(KernelCategory c) {
 
 KernelSpec KernelCost::spec(int stream) const {
   KernelSpec k;
+  assign_to(k, stream);
+  return k;
+}
+
+void KernelCost::assign_to(KernelSpec& k, int stream) const {
+  // Every field, so that nothing of the kernel the storage held before is left.
+  // (Three strings, a Work, an optional duration and seven ints with three ints' padding on LP64.)
+  static_assert(sizeof(KernelSpec) == 3 * sizeof(std::string) + sizeof(Work) +
+                                          sizeof(std::optional<double>) + 10 * sizeof(int),
+                "KernelSpec has a new field: set it here");
   k.name = name;
   k.stream = stream;
   k.work = work;
-  k.fixed_sms = fixed_sms;
+  k.duration_us.reset();
+  k.sms = 0;
   k.sm_cap = sm_cap;
-  k.category = to_string(category);
-  return k;
+  k.fixed_sms = fixed_sms;
+  k.spin_on_event = -1;
+  k.work_class = -1;
+  k.op.clear();
+  k.micro_batch = -1;
+  k.category = category_name(category);
 }
 
 KernelCost merge_costs(const std::vector<KernelCost>& parts, const std::string& name,

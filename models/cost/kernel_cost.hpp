@@ -2,6 +2,7 @@
 // What a cost model returns: one kernel's Work plus the labels the reports need. The engine
 // turns the Work into time, alone (overlapsim kernel) or beside others (run, whatif).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/work.hpp"
@@ -12,6 +13,7 @@ namespace ovs {
 // Which cost model priced a kernel; the engine and traces carry it as a label (to_string).
 enum class KernelCategory { gemm, attention, memory, comm };
 std::string to_string(KernelCategory c);
+std::string_view category_name(KernelCategory c);
 
 struct KernelCost {
   std::string name;
@@ -25,6 +27,9 @@ struct KernelCost {
   std::string detail;        // tile choice, routing... for the kernel command's table
 
   KernelSpec spec(int stream = 0) const;
+  // Sets every field of `k` as spec(stream) would, reusing the storage of its strings and tensor
+  // lists (a program built again in place).
+  void assign_to(KernelSpec& k, int stream) const;
 };
 
 // One kernel doing the work of several (a varlen attention kernel over sequences of different

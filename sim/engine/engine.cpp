@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 
+#include "sim/core/caches.hpp"
 #include "sim/engine/fast_forward.hpp"
 #include "sim/engine/kernel_model.hpp"
 #include "sim/engine/l2_tracker.hpp"
@@ -76,14 +77,36 @@ class Run {
     if (!problem.empty()) throw std::invalid_argument(problem);
     models_.reserve(p.kernels.size());
     tensors_begin_.reserve(p.kernels.size() + 1);
+    // Kernels of one work class (a hint of the program builder's) share a model and tensor
+    // names: made from the class's first kernel. With the caches off every kernel makes its own.
+    const bool classes = caches_enabled();
+    struct ClassFirst {
+      int kernel = -1;
+      size_t tensors = 0;  // where its tensors begin in tensors_
+    };
+    std::vector<ClassFirst> first;
     for (const auto& k : p.kernels) {
-      models_.push_back(make_kernel_model(hw, k, p.launch_mode));
+      const int cls = classes ? k.work_class : -1;
+      if (cls >= 0 && static_cast<size_t>(cls) >= first.size())
+        first.resize(static_cast<size_t>(cls) + 1);
+      const bool seen = cls >= 0 && first[static_cast<size_t>(cls)].kernel >= 0;
+      const size_t begin = tensors_.size();
+      if (seen) {
+        const ClassFirst& f = first[static_cast<size_t>(cls)];
+        models_.push_back(models_[static_cast<size_t>(f.kernel)]);
+        size_t i = f.tensors;
+        for (const auto* list : {&k.work.reads, &k.work.writes})
+          for (const auto& t : *list)
+            tensors_.push_back({l2_.intern(l2_.name_of(tensors_[i++].id), t.scope), t.bytes});
+      } else {
+        models_.push_back(make_kernel_model(hw, k, p.launch_mode));
+        for (const auto* list : {&k.work.reads, &k.work.writes})
+          for (const auto& t : *list) tensors_.push_back({l2_.intern(t.tensor, t.scope), t.bytes});
+        if (cls >= 0)
+          first[static_cast<size_t>(cls)] = {static_cast<int>(models_.size()) - 1, begin};
+      }
+      tensors_begin_.push_back({begin, k.work.reads.size()});
       const auto& m = models_.back();
-      tensors_begin_.push_back({tensors_.size(), k.work.reads.size()});
-      for (const auto& r : k.work.reads)
-        tensors_.push_back({l2_.intern(r.tensor, r.scope), r.bytes});
-      for (const auto& w : k.work.writes)
-        tensors_.push_back({l2_.intern(w.tensor, w.scope), w.bytes});
       pool_.set_share(static_cast<int>(models_.size()) - 1, m.share, m.occupancy);
     }
     tensors_begin_.push_back({tensors_.size(), 0});

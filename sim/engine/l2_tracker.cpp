@@ -6,7 +6,14 @@
 namespace ovs {
 
 int L2Tracker::intern(const std::string& tensor, int scope) {
-  const auto name = names_.try_emplace(tensor, static_cast<int>(names_.size())).first->second;
+  return intern(intern_name(tensor), scope);
+}
+
+int L2Tracker::intern_name(const std::string& tensor) {
+  return names_.try_emplace(tensor, static_cast<int>(names_.size())).first->second;
+}
+
+int L2Tracker::intern(int name, int scope) {
   auto fresh = [&] {
     last_touch_.push_back(kNever);
     readers_.push_back(0);

@@ -21,6 +21,10 @@ class L2Tracker {
   explicit L2Tracker(double l2_size_bytes) : l2_size_bytes_(l2_size_bytes) {}
 
   int intern(const std::string& tensor, int scope = -1);
+  // The same in two steps: the name's id (what find() takes), then the tensor of that name in a
+  // scope.
+  int intern_name(const std::string& tensor);
+  int intern(int name, int scope);
   double resident_fraction(int id, double bytes) const;
   void begin_read(int id) {
     ++readers_[id];

@@ -26,6 +26,12 @@ struct KernelSpec {
   // >= 0: once running, the kernel holds its SMs and makes no progress until the latest record of
   // this event (as of its launch) fires - a receive kernel polling for data still in flight.
   int spin_on_event = -1;
+  // A hint, not content: kernels of one program with the same work_class >= 0 have the same work
+  // (tensor names, bytes and their order included; only the tensors' scopes may differ),
+  // duration_us, sms, sm_cap and fixed_sms, so the engine makes their model once. The program
+  // builder sets it (one class per layer-plan cost and SM cap); -1: none. The engine ignores it
+  // with the caches off (--no-cache), which must give the same results.
+  int work_class = -1;
   // Labels for reports and analysis; the engine does not read them.
   std::string op;
   int micro_batch = -1;

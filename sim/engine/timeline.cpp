@@ -4,10 +4,18 @@
 
 namespace ovs {
 
-Timeline::Timeline(const Program& p, bool counters)
-    : kernels_(p.kernels.size()), record_counters_(counters) {
-  stream_of_.reserve(p.kernels.size());
-  for (const auto& k : p.kernels) stream_of_.push_back(k.stream);
+Timeline::Timeline(const Program& p, bool counters) {
+  reset(p, counters);
+}
+
+void Timeline::reset(const Program& p, bool counters) {
+  kernels_.assign(p.kernels.size(), KernelRecord{});
+  stream_of_.resize(p.kernels.size());
+  for (size_t k = 0; k < p.kernels.size(); ++k) stream_of_[k] = p.kernels[k].stream;
+  host_.clear();
+  counters_.clear();
+  end_us_ = 0;
+  record_counters_ = counters;
 }
 
 void Timeline::on_host_action(double s, double e, int i, const HostAction&) {

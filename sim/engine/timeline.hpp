@@ -57,6 +57,8 @@ class Timeline : public Observer {
  public:
   // `counters`: also record the resource counters (explain's per-stage use needs them).
   explicit Timeline(const Program& p, bool counters = true);
+  // Empty again, for a run of `p`: as if newly made, keeping the storage.
+  void reset(const Program& p, bool counters = true);
 
   void on_host_action(double s, double e, int i, const HostAction& a) override;
   void on_host_blocked(double s, double e, int i, int ev) override;
