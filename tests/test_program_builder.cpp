@@ -182,3 +182,127 @@ TEST_CASE("prefill splits on a balanced sequence boundary, else at the token mid
   CHECK(mid->second.tokens == 1500);
   CHECK(mid->first.sequences + mid->second.sequences == 4);  // the middle prompt is in both halves
 }
+
+namespace {
+
+// Every field of two built programs, the engine's input and the labels, side by side.
+void check_same_build(const BuiltProgram& a, const BuiltProgram& b) {
+  CHECK(a.split == b.split);
+  CHECK(a.note == b.note);
+  CHECK(a.launch_count == b.launch_count);
+  CHECK(a.host_issue == b.host_issue);
+  const Program &p = a.program, &q = b.program;
+  CHECK(p.launch_mode == q.launch_mode);
+  REQUIRE(p.streams.size() == q.streams.size());
+  for (size_t i = 0; i < p.streams.size(); ++i) {
+    CHECK(p.streams[i].name == q.streams[i].name);
+    CHECK(p.streams[i].priority == q.streams[i].priority);
+  }
+  CHECK(p.events == q.events);
+  REQUIRE(p.kernels.size() == q.kernels.size());
+  REQUIRE(a.info.size() == b.info.size());
+  for (size_t i = 0; i < p.kernels.size(); ++i) {
+    INFO("kernel " << i << " " << p.kernels[i].op << "/" << p.kernels[i].name);
+    const KernelSpec &x = p.kernels[i], &y = q.kernels[i];
+    CHECK(x.name == y.name);
+    CHECK(x.stream == y.stream);
+    CHECK(x.sm_cap == y.sm_cap);
+    CHECK(x.fixed_sms == y.fixed_sms);
+    CHECK(x.spin_on_event == y.spin_on_event);
+    CHECK(x.work_class == y.work_class);
+    CHECK(x.op == y.op);
+    CHECK(x.micro_batch == y.micro_batch);
+    CHECK(x.category == y.category);
+    CHECK(x.duration_us == y.duration_us);
+    const Work &v = x.work, &w = y.work;
+    CHECK(v.tensor_flops == w.tensor_flops);
+    CHECK(v.cuda_core_flops == w.cuda_core_flops);
+    CHECK(v.hbm_bytes == w.hbm_bytes);
+    CHECK(v.l2_bytes == w.l2_bytes);
+    CHECK(v.link_bytes == w.link_bytes);
+    CHECK(v.ctas == w.ctas);
+    CHECK(v.ctas_per_sm == w.ctas_per_sm);
+    CHECK(v.cta.threads == w.cta.threads);
+    CHECK(v.cta.registers_per_thread == w.cta.registers_per_thread);
+    CHECK(v.cta.shared_bytes == w.cta.shared_bytes);
+    CHECK(v.tiles == w.tiles);
+    CHECK(v.compute_efficiency == w.compute_efficiency);
+    CHECK(v.fixed_latency_us == w.fixed_latency_us);
+    CHECK(v.tile_overhead_us == w.tile_overhead_us);
+    CHECK(v.tile_serial_bytes == w.tile_serial_bytes);
+    for (const auto& [r, s] : {std::pair{&v.reads, &w.reads}, {&v.writes, &w.writes}}) {
+      REQUIRE(r->size() == s->size());
+      for (size_t t = 0; t < r->size(); ++t) {
+        CHECK((*r)[t].tensor == (*s)[t].tensor);
+        CHECK((*r)[t].bytes == (*s)[t].bytes);
+        CHECK((*r)[t].scope == (*s)[t].scope);
+      }
+    }
+    CHECK(a.info[i].layer == b.info[i].layer);
+    CHECK(a.info[i].op == b.info[i].op);
+    CHECK(a.info[i].kernel == b.info[i].kernel);
+    CHECK(a.info[i].micro_batch == b.info[i].micro_batch);
+    CHECK(a.info[i].comm == b.info[i].comm);
+    CHECK(a.info[i].stage == b.info[i].stage);
+  }
+  REQUIRE(p.actions.size() == q.actions.size());
+  for (size_t i = 0; i < p.actions.size(); ++i) {
+    INFO("action " << i);
+    CHECK(p.actions[i].label == q.actions[i].label);
+    REQUIRE(p.actions[i].step.index() == q.actions[i].step.index());
+    if (const auto* l = std::get_if<LaunchAction>(&p.actions[i].step)) {
+      const auto& m = std::get<LaunchAction>(q.actions[i].step);
+      CHECK(l->kernel == m.kernel);
+      CHECK(l->host_us == m.host_us);
+    } else if (const auto* r = std::get_if<RecordAction>(&p.actions[i].step)) {
+      CHECK(r->event == std::get<RecordAction>(q.actions[i].step).event);
+      CHECK(r->stream == std::get<RecordAction>(q.actions[i].step).stream);
+    } else if (const auto* w = std::get_if<WaitAction>(&p.actions[i].step)) {
+      CHECK(w->event == std::get<WaitAction>(q.actions[i].step).event);
+      CHECK(w->stream == std::get<WaitAction>(q.actions[i].step).stream);
+    } else if (const auto* bl = std::get_if<BlockAction>(&p.actions[i].step)) {
+      CHECK(bl->event == std::get<BlockAction>(q.actions[i].step).event);
+    } else {
+      const auto& d = std::get<DelayAction>(p.actions[i].step);
+      CHECK(d.us == std::get<DelayAction>(q.actions[i].step).us);
+      CHECK(d.label == std::get<DelayAction>(q.actions[i].step).label);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a program built again in place equals the same program built afresh", "[strategy]") {
+  // A sweep worker builds each strategy point after point into the storage of its last build:
+  // where the shape is the same only the numbers change; where it is not (a batch of one cannot
+  // be split; another strategy's program; prefill's normal mode) the build starts over. Every
+  // field must come out as a fresh build makes it.
+  struct Case {
+    const char* model;
+    const char* hw;
+    Phase phase;
+    std::vector<std::int64_t> tokens;
+    std::vector<const char*> strategies;
+  };
+  const std::vector<Case> cases{
+      {"deepseek-v3", "h800-sxm", Phase::decode, {64, 128, 1, 32, 64}, {"tbo-decode", "sbo"}},
+      {"deepseek-v3", "h800-sxm", Phase::prefill, {4096, 8192, 2048}, {"tbo-prefill"}},
+      {"deepseek-v4-pro", "h200-sxm", Phase::decode, {16, 64, 1}, {"multistream", "tbo-decode"}}};
+  for (const Case& c : cases) {
+    const ModelConfig m = load_model_config(c.model);
+    const HwProfile hw = load_hw_profile(c.hw);
+    BuiltProgram reused;
+    for (const char* name : c.strategies) {
+      const Strategy s = load_strategy(name, m.family);
+      for (const std::int64_t tokens : c.tokens) {
+        Workload w = decode_workload(tokens);
+        w.phase = c.phase;
+        if (c.model == std::string("deepseek-v4-pro")) w.ep = 8;
+        const LayerBuilder lb(m, hw, w);
+        INFO(c.model << " " << name << " " << tokens << " tokens");
+        build_program_into(lb, s, reused);
+        check_same_build(reused, build_program(lb, s));
+      }
+    }
+  }
+}

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
 #include <string_view>
 #include <unordered_map>
 
+#include "sim/core/caches.hpp"
 #include "sim/core/error.hpp"
 
 namespace ovs {
@@ -30,6 +33,7 @@ struct Scratch {
   std::vector<int> event_of;   // [(layer + 1) x 2 + micro-batch][what id]: event id + 1, 0: none
   std::vector<char> recorded;  // by event id: recorded at least once
   std::string ev, key;         // name buffers
+  std::string shape;           // the shape of the program being built (BuiltProgram::shape)
   std::vector<std::string> own_items;  // stages()' op list of a layer without a strategy list
   // Work classes (KernelSpec::work_class) by (plan cost, SM cap): an open-addressing table.
   struct ClassSlot {
@@ -58,8 +62,42 @@ class Builder {
 
   void build() {
     Program& p = out_.program;
-    out_.split = false;
-    out_.note.clear();
+    const Workload& w = lb_.workload();
+    std::vector<MicroBatch> mbs;
+    bool split = false;
+    std::string note;
+    if (s_.two_batch_overlap) {
+      std::string why;
+      if (auto halves = split_batch(w, &why)) {
+        mbs = {halves->first, halves->second};
+        split = true;
+      } else {
+        note = why + "; running '" + s_.name + "' on the whole batch without two-batch overlap";
+        mbs = {whole_batch(w)};
+      }
+    } else {
+      mbs = {whole_batch(w)};
+    }
+    const char* names[] = {"A", "B"};
+    // Layer plans per micro-batch.
+    plans_.resize(mbs.size());
+    for (size_t m = 0; m < mbs.size(); ++m)
+      for (int l = 0; l < lb_.model().layers; ++l)
+        plans_[m].push_back(&lb_.plan(l, mbs[m], names[m]));
+    // Embedding of the whole batch, before the split; LM head after the merge.
+    const MicroBatch all = whole_batch(w);
+    prologue_ = lb_.prologue(all);
+    epilogue_ = lb_.epilogue(all);
+    // The same shape as the program in `out_`: only the numbers of its kernels' work change.
+    describe_shape(sc_.shape, note, split);
+    if (caches_enabled() && !out_.origin.empty() && sc_.shape == out_.shape) {
+      renumber();
+      return;
+    }
+    out_.shape = sc_.shape;
+
+    out_.split = split;
+    out_.note = note;
     out_.stages_per_layer_hint = 0;
     out_.launch_count = 0;
     p.launch_mode = lb_.workload().graphs() ? LaunchMode::graph : LaunchMode::eager;
@@ -75,28 +113,6 @@ class Builder {
     if (sc_.classes.empty()) sc_.classes.resize(1024);
     std::fill(sc_.classes.begin(), sc_.classes.end(), Scratch::ClassSlot{});
     sc_.n_classes = 0;
-    const Workload& w = lb_.workload();
-
-    std::vector<MicroBatch> mbs;
-    if (s_.two_batch_overlap) {
-      std::string why;
-      if (auto split = split_batch(w, &why)) {
-        mbs = {split->first, split->second};
-        out_.split = true;
-      } else {
-        out_.note =
-            why + "; running '" + s_.name + "' on the whole batch without two-batch overlap";
-        mbs = {whole_batch(w)};
-      }
-    } else {
-      mbs = {whole_batch(w)};
-    }
-    const char* names[] = {"A", "B"};
-    // Layer plans per micro-batch.
-    plans_.resize(mbs.size());
-    for (size_t m = 0; m < mbs.size(); ++m)
-      for (int l = 0; l < lb_.model().layers; ++l)
-        plans_[m].push_back(&lb_.plan(l, mbs[m], names[m]));
 
     // Room for every kernel and about two host actions each (a launch, a record or a wait).
     size_t kernels = 0;
@@ -111,14 +127,14 @@ class Builder {
     layers_ = lb_.model().layers;
     sc_.event_of.assign(size_t(layers_ + 1) * 2 * size_t(std::max(n_what_, 1)), 0);
 
-    // Embedding of the whole batch, before the split; LM head after the merge.
-    const MicroBatch all = whole_batch(w);
-    for (const auto& k : lb_.prologue(all)) launch_compute(k, -1, "embed", 0, false);
+    for (size_t i = 0; i < prologue_.size(); ++i)
+      launch_compute(prologue_[i], -1, "embed", 0, {0, -1, -1, static_cast<int>(i)}, false);
     if (out_.split)
       run_overlapped();
     else
       for (const auto& st : stages(0)) run_stage(st, 0);
-    for (const auto& k : lb_.epilogue(all)) launch_compute(k, -1, "lm_head", 0, false);
+    for (size_t i = 0; i < epilogue_.size(); ++i)
+      launch_compute(epilogue_[i], -1, "lm_head", 0, {0, -1, -2, static_cast<int>(i)}, false);
 
     // Elements beyond this build's are an earlier build's.
     p.kernels.resize(n_kernels_);
@@ -126,10 +142,104 @@ class Builder {
     p.events.resize(n_events_);
     out_.info.resize(n_info_);
     out_.host_issue.resize(n_issue_);
+    out_.origin.resize(n_kernels_);
     // (The engine checks the program's structure before it runs it.)
   }
 
  private:
+  // Everything the program's shape depends on besides the numbers of its kernels' work: the
+  // strategy, the split, the hardware numbers the build reads, which plan each layer and
+  // micro-batch uses, and each plan's ops and kernels (names, categories, SM holdings, whether
+  // the kernel holds SMs at all, tensor names and scopes), in one string compared byte for byte.
+  void describe_shape(std::string& out, const std::string& note, bool split) const {
+    out.clear();
+    auto num = [&out](std::int64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    auto real = [&num](double v) {
+      std::int64_t b;
+      std::memcpy(&b, &v, sizeof b);
+      num(b);
+    };
+    auto str = [&out, &num](const std::string& v) {
+      num(static_cast<std::int64_t>(v.size()));
+      out.append(v);
+    };
+    auto kernels = [&](const std::vector<OpKernel>& ks) {
+      num(static_cast<std::int64_t>(ks.size()));
+      for (const auto& k : ks) {
+        const KernelCost& c = k.cost;
+        str(k.name);
+        str(c.name);
+        num(static_cast<int>(c.category));
+        num(c.fixed_sms);
+        num(c.sm_cap);
+        num(k.deep_gemm);
+        num(c.work.ctas == 0);
+        for (const auto* list : {&c.work.reads, &c.work.writes}) {
+          num(static_cast<std::int64_t>(list->size()));
+          for (const auto& t : *list) {
+            str(t.tensor);
+            num(t.scope);
+          }
+        }
+      }
+    };
+    num(reinterpret_cast<std::intptr_t>(&s_));
+    str(s_.name);
+    num(split);
+    str(note);
+    num(lb_.workload().graphs());
+    real(hw_.kernels.framework_op_us);
+    num(deep_gemm_cap());
+    num(lb_.model().layers);
+    kernels(prologue_);
+    kernels(epilogue_);
+    std::vector<const LayerPlan*> distinct;
+    for (const auto& layers : plans_)
+      for (const LayerPlan* lp : layers) {
+        const auto it = std::find(distinct.begin(), distinct.end(), lp);
+        num(it - distinct.begin());
+        if (it != distinct.end()) continue;
+        distinct.push_back(lp);
+        num(static_cast<int>(lp->type));
+        num(static_cast<std::int64_t>(lp->ops.size()));
+        for (const auto& op : lp->ops) {
+          str(op.op);
+          num(op.comm.has_value());
+          if (op.comm) {
+            num(static_cast<int>(op.comm->mode));
+            num(static_cast<int>(op.comm->op));
+          }
+          kernels(op.kernels);
+          kernels(op.comm_kernels);
+        }
+      }
+  }
+
+  // The program in `out_` has this build's shape: its kernels take the new costs' numbers.
+  void renumber() {
+    Program& p = out_.program;
+    for (size_t k = 0; k < p.kernels.size(); ++k) {
+      const BuiltProgram::Origin& o = out_.origin[k];
+      const OpKernel* from;
+      if (o.op == -1) {
+        from = &prologue_[static_cast<size_t>(o.kernel)];
+      } else if (o.op == -2) {
+        from = &epilogue_[static_cast<size_t>(o.kernel)];
+      } else {
+        const OpPlan& op = plans_[static_cast<size_t>(o.micro_batch)][static_cast<size_t>(o.layer)]
+                               ->ops[static_cast<size_t>(o.op)];
+        from = o.kernel >= 0 ? &op.kernels[static_cast<size_t>(o.kernel)]
+                             : &op.comm_kernels[static_cast<size_t>(-o.kernel - 1)];
+      }
+      const KernelCost& c = from->cost;
+      KernelSpec& spec = p.kernels[k];
+      spec.work.assign_numbers(c.work);
+      spec.sm_cap =
+          o.sm_cap > 0 ? (c.sm_cap > 0 ? std::min(c.sm_cap, o.sm_cap) : o.sm_cap) : c.sm_cap;
+      if (o.op >= 0) out_.info[k].source = &c;
+    }
+  }
+
   // Stages of micro-batch m over all layers. A layer whose list does not end with a yield
   // merges its last stage into the next layer's first.
   std::vector<std::vector<StagedOp>> stages(int m) {
@@ -258,9 +368,11 @@ class Builder {
   // within its op, held to `sm_cap` SMs (0: the cost's own cap). `source`: the layer plan's cost
   // it comes from (null when the cost does not outlive the build). Written into reused storage.
   int launch(const KernelCost& c, int stream, int layer, const std::string& op, int m,
-             std::string_view kernel, bool comm, const KernelCost* source, int sm_cap = 0,
-             int spin_on_event = -1) {
+             std::string_view kernel, bool comm, const KernelCost* source,
+             BuiltProgram::Origin origin, int spin_on_event = -1) {
     Program& p = out_.program;
+    const int sm_cap = origin.sm_cap;
+    next_slot(out_.origin, n_origin_) = origin;
     KernelSpec& k = next_slot(p.kernels, n_kernels_);
     c.assign_to(k, stream);
     if (sm_cap > 0) k.sm_cap = k.sm_cap > 0 ? std::min(k.sm_cap, sm_cap) : sm_cap;
@@ -298,9 +410,10 @@ class Builder {
   }
 
   void launch_compute(const OpKernel& k, int layer, const std::string& op, int m,
-                      bool from_plan = true) {
+                      BuiltProgram::Origin origin, bool from_plan = true) {
+    origin.sm_cap = k.deep_gemm ? deep_gemm_cap() : 0;
     launch(k.cost, kCompute, layer, op, m, k.name, k.cost.category == KernelCategory::comm,
-           from_plan ? &k.cost : nullptr, k.deep_gemm ? deep_gemm_cap() : 0);
+           from_plan ? &k.cost : nullptr, origin);
   }
 
   void run_op(const StagedOp& so, int m) {
@@ -317,10 +430,12 @@ class Builder {
       a.step = DelayAction{hw_.kernels.framework_op_us, label};
       a.label = label;
     }
+    const int op_index = static_cast<int>(so.op - plans_[size_t(m)][size_t(so.layer)]->ops.data());
     if (op.comm) {
       // Compute kernels of a DeepEP op (normal mode's FP8 quant in dispatch_a) come first.
-      for (const auto& k : op.kernels) launch_compute(k, so.layer, op.op, m);
-      run_comm(so, m);
+      for (size_t i = 0; i < op.kernels.size(); ++i)
+        launch_compute(op.kernels[i], so.layer, op.op, m, {m, so.layer, op_index, int(i)});
+      run_comm(so, m, op_index);
       return;
     }
     // "op_start": an event on the compute stream before the op's first kernel, for side streams
@@ -331,7 +446,8 @@ class Builder {
           record(ev(so.layer, m, op.op, ".op_start"), kCompute);
           break;
         }
-    for (const auto& k : op.kernels) {
+    for (size_t i = 0; i < op.kernels.size(); ++i) {
+      const OpKernel& k = op.kernels[i];
       const Placement* pl = nullptr;
       if (so.strategy)
         for (const auto& x : so.strategy->placement)
@@ -354,7 +470,7 @@ class Builder {
         if (pl->sm_cap > 0) cap = cap > 0 ? std::min(cap, pl->sm_cap) : pl->sm_cap;
       }
       launch(k.cost, stream, so.layer, op.op, m, k.name, k.cost.category == KernelCategory::comm,
-             &k.cost, cap);
+             &k.cost, {m, so.layer, op_index, int(i), cap});
       if (pl)
         for (const auto& r : pl->record) record(ev(so.layer, m, r), stream);
     }
@@ -381,15 +497,17 @@ class Builder {
     throw std::logic_error("DeepEP op " + op.op + " has no '" + role + "' kernel");
   }
 
-  void run_comm(const StagedOp& so, int m) {
+  void run_comm(const StagedOp& so, int m, int op_index) {
     const OpPlan& op = *so.op;
     const DeepepShape& shape = *op.comm;
     const bool dispatch = shape.op == CommOp::dispatch;
     const bool first_half = op.op == "dispatch_a" || op.op == "combine_a";
     const std::string_view base = dispatch ? "dispatch" : "combine";
     auto launch_role = [&](const char* role, int stream, int spin_on_event = -1) {
-      const KernelCost& c = comm_kernel(op, role).cost;
-      return launch(c, stream, so.layer, op.op, m, role, true, &c, 0, spin_on_event);
+      const OpKernel& k = comm_kernel(op, role);
+      const int index = -static_cast<int>(&k - op.comm_kernels.data()) - 1;
+      return launch(k.cost, stream, so.layer, op.op, m, role, true, &k.cost,
+                    {m, so.layer, op_index, index, 0}, spin_on_event);
     };
     if (shape.mode == DeepepMode::normal) {
       if (first_half) {
@@ -430,8 +548,10 @@ class Builder {
   BuiltProgram& out_;
   Scratch& sc_;
   std::vector<std::vector<const LayerPlan*>> plans_;
-  size_t n_kernels_ = 0, n_info_ = 0, n_actions_ = 0, n_events_ = 0, n_issue_ = 0;  // in use
-  int n_what_ = 0;  // columns of sc_.event_of
+  std::vector<OpKernel> prologue_, epilogue_;
+  size_t n_kernels_ = 0, n_info_ = 0, n_actions_ = 0, n_events_ = 0, n_issue_ = 0,
+         n_origin_ = 0;  // in use
+  int n_what_ = 0;       // columns of sc_.event_of
   int layers_ = 0;
   int cur_stage_ = -1;
 };

@@ -33,6 +33,19 @@ struct BuiltProgram {
   std::vector<std::string> host_issue;  // "A.L3.combine_a"... in host order (ops issued)
   int stages_per_layer_hint = 0;
   int launch_count = 0;
+  // For building the same strategy again in place (build_program_into): where each kernel's cost
+  // came from, and everything besides the costs' numbers that the program's shape depended on.
+  // A build whose shape is the same only copies the new numbers into the kernels.
+  struct Origin {
+    int micro_batch = 0;
+    int layer = -1;
+    int op = -1;     // index in the layer plan's ops; -1: the prologue, -2: the epilogue
+    int kernel = 0;  // index in the op's kernels (or the prologue's / epilogue's); < 0: comm
+                     // kernel -kernel - 1
+    int sm_cap = 0;  // the cap the build held it to besides its cost's own (0: none)
+  };
+  std::vector<Origin> origin;  // per kernel
+  std::string shape;
 };
 
 BuiltProgram build_program(const LayerBuilder& layers, const Strategy& strategy);

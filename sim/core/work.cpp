@@ -1,5 +1,7 @@
 #include "sim/core/work.hpp"
 
+#include <cstddef>
+
 namespace ovs {
 
 std::optional<Dtype> parse_dtype(std::string_view name) {
@@ -30,6 +32,27 @@ bool Work::empty() const {
   for (double b : link_bytes)
     if (b > 0) return false;
   return reads.empty() && writes.empty() && fixed_latency_us <= 0;
+}
+
+void Work::assign_numbers(const Work& o) {
+  // Every field before the tensor lists is a number; a field added anywhere changes these.
+  static_assert(offsetof(Work, reads) == 136 && sizeof(Work) == 184,
+                "Work has a new field: copy it in assign_numbers");
+  tensor_flops = o.tensor_flops;
+  cuda_core_flops = o.cuda_core_flops;
+  hbm_bytes = o.hbm_bytes;
+  l2_bytes = o.l2_bytes;
+  link_bytes = o.link_bytes;
+  ctas = o.ctas;
+  ctas_per_sm = o.ctas_per_sm;
+  cta = o.cta;
+  tiles = o.tiles;
+  compute_efficiency = o.compute_efficiency;
+  fixed_latency_us = o.fixed_latency_us;
+  tile_overhead_us = o.tile_overhead_us;
+  tile_serial_bytes = o.tile_serial_bytes;
+  for (size_t i = 0; i < reads.size(); ++i) reads[i].bytes = o.reads[i].bytes;
+  for (size_t i = 0; i < writes.size(); ++i) writes[i].bytes = o.writes[i].bytes;
 }
 
 }  // namespace ovs

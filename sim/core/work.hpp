@@ -71,6 +71,9 @@ struct Work {
 
   double total_tensor_flops() const;
   bool empty() const;
+  // Every number of `o` (tensor bytes included), keeping this Work's tensor names and scopes:
+  // for a Work whose tensor lists have the same names in the same order.
+  void assign_numbers(const Work& o);
 };
 
 }  // namespace ovs
