@@ -10,7 +10,9 @@ double overlap_us(Interval a, Interval b) {
 }
 
 IntervalUnion::IntervalUnion(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end());
+  // Often given in order already (one stream's kernels): checking is cheaper than sorting.
+  if (!std::is_sorted(intervals.begin(), intervals.end()))
+    std::sort(intervals.begin(), intervals.end());
   for (const Interval& x : intervals) {
     if (x.end_us <= x.start_us) continue;
     if (!parts_.empty() && x.start_us <= parts_.back().end_us)
