@@ -131,7 +131,8 @@ void simulate_strategy_into(const LayerBuilder& lb, const Strategy& s, RunWatche
   ObserverList obs;
   obs.add(r.timeline.get());
   if (watch) obs.add(watch->watch(r.built.program, s.name + " on " + lb.hw().name));
-  r.result = engine.run(r.built.program, &obs);
+  // The timeline alone needs no list passing each notification on.
+  r.result = engine.run(r.built.program, watch ? static_cast<Observer*>(&obs) : r.timeline.get());
   const ModelConfig& m = lb.model();
   r.stats = program_stats(r.built, *r.timeline, r.result.makespan_us, lb.workload(), m.dense_layers,
                           m.layers);
