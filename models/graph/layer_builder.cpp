@@ -181,16 +181,38 @@ const LayerPlan& LayerBuilder::plan(int layer, const MicroBatch& mb,
     return uncached_.emplace_back(std::move(p));
   }
   const bool hashed = m_.family == ModelFamily::v4 && layer < m_.dense_layers + m_.hash_layers;
-  std::string key = to_string(layer_type(layer)) + (hashed ? "#hash" : "") + "|" + mb_name + "|" +
+  // The plan this kind of layer got last for this micro-batch (a program asks layer after layer
+  // for the same few): found without making the memo's key.
+  const LayerType type = layer_type(layer);
+  auto same_batch = [&mb](const MicroBatch& o) {
+    if (o.tokens != mb.tokens || o.sequences != mb.sequences ||
+        o.segments.size() != mb.segments.size())
+      return false;
+    for (size_t i = 0; i < mb.segments.size(); ++i)
+      if (o.segments[i].q_len != mb.segments[i].q_len ||
+          o.segments[i].kv_len != mb.segments[i].kv_len ||
+          o.segments[i].count != mb.segments[i].count)
+        return false;
+    return true;
+  };
+  for (const auto& r : recent_)
+    if (r.type == type && r.hashed == hashed && r.mb_name == mb_name && same_batch(r.mb))
+      return *r.plan;
+  std::string key = to_string(type) + (hashed ? "#hash" : "") + "|" + mb_name + "|" +
                     std::to_string(mb.tokens) + "|" + std::to_string(mb.sequences);
   for (const auto& s : mb.segments)
     key += "|" + std::to_string(s.q_len) + "x" + std::to_string(s.kv_len) + "x" +
            std::to_string(s.count);
   auto it = memo_.find(key);
-  if (it != memo_.end()) return it->second;
-  LayerPlan p = build_uncached(layer, mb, mb_name);
-  scope_tensors(p, layer);
-  return memo_.emplace(key, std::move(p)).first->second;
+  if (it == memo_.end()) {
+    LayerPlan p = build_uncached(layer, mb, mb_name);
+    scope_tensors(p, layer);
+    it = memo_.emplace(key, std::move(p)).first;
+  }
+  // Memo entries are never erased, so the pointer stays valid. (A builder asked for many batch
+  // shapes keeps the first few here; the rest are found by their key.)
+  if (recent_.size() < 32) recent_.push_back({type, hashed, mb_name, mb, &it->second});
+  return it->second;
 }
 
 // Tensors named "L<layer>.x" become "x" scoped to the layer the kernel runs for.

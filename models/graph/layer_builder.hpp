@@ -88,7 +88,15 @@ class LayerBuilder {
   const OpPlan* sample_op(LayerType type, const std::string& op) const;
   static void scope_tensors(LayerPlan& p, int layer);
   mutable std::map<std::string, LayerPlan> memo_;  // not shared between threads
-  mutable std::deque<LayerPlan> uncached_;         // plans made with the caches off
+  struct RecentPlan {
+    LayerType type;
+    bool hashed;
+    std::string mb_name;
+    MicroBatch mb;
+    const LayerPlan* plan;
+  };
+  mutable std::vector<RecentPlan> recent_;  // memo_ entries, looked up without their key
+  mutable std::deque<LayerPlan> uncached_;  // plans made with the caches off
 };
 
 }  // namespace ovs

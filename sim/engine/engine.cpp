@@ -77,6 +77,10 @@ class Run {
     if (!problem.empty()) throw std::invalid_argument(problem);
     models_.reserve(p.kernels.size());
     tensors_begin_.reserve(p.kernels.size() + 1);
+    size_t accesses = 0;
+    for (const auto& k : p.kernels) accesses += k.work.reads.size() + k.work.writes.size();
+    tensors_.reserve(accesses);
+    l2_.reserve(accesses);
     // Kernels of one work class (a hint of the program builder's) share a model and tensor
     // names: made from the class's first kernel. With the caches off every kernel makes its own.
     const bool classes = caches_enabled();

@@ -13,6 +13,14 @@ int L2Tracker::intern_name(const std::string& tensor) {
   return names_.try_emplace(tensor, static_cast<int>(names_.size())).first->second;
 }
 
+void L2Tracker::reserve(size_t tensors) {
+  last_touch_.reserve(tensors);
+  readers_.reserve(tensors);
+  name_of_.reserve(tensors);
+  scope_of_.reserve(tensors);
+  listed_.reserve(tensors);
+}
+
 int L2Tracker::intern(int name, int scope) {
   auto fresh = [&] {
     last_touch_.push_back(kNever);
@@ -29,7 +37,8 @@ int L2Tracker::intern(int name, int scope) {
     if (by_scope_.size() <= static_cast<size_t>(name))
       by_scope_.resize(static_cast<size_t>(name) + 1);
     auto& row = by_scope_[static_cast<size_t>(name)];
-    if (row.size() <= static_cast<size_t>(slot)) row.resize(static_cast<size_t>(slot) + 1, -1);
+    if (row.size() <= static_cast<size_t>(slot))  // geometric growth: scopes come in order
+      row.resize(std::max(static_cast<size_t>(slot) + 1, 2 * row.size()), -1);
     int& id = row[static_cast<size_t>(slot)];
     if (id < 0) id = fresh();
     return id;

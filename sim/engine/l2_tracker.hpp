@@ -21,6 +21,7 @@ class L2Tracker {
   explicit L2Tracker(double l2_size_bytes) : l2_size_bytes_(l2_size_bytes) {}
 
   int intern(const std::string& tensor, int scope = -1);
+  void reserve(size_t tensors);  // room for this many interned tensors
   // The same in two steps: the name's id (what find() takes), then the tensor of that name in a
   // scope.
   int intern_name(const std::string& tensor);
