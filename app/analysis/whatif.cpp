@@ -124,9 +124,9 @@ void simulate_strategy_into(const LayerBuilder& lb, const Strategy& s, RunWatche
                             bool counters, StrategyRun& r) {
   build_program_into(lb, s, r.built);
   if (r.timeline)
-    r.timeline->reset(r.built.program, counters);
+    r.timeline->reset(r.built.program, counters, counters);
   else
-    r.timeline = std::make_unique<Timeline>(r.built.program, counters);
+    r.timeline = std::make_unique<Timeline>(r.built.program, counters, counters);
   const Engine engine(lb.hw().engine);
   ObserverList obs;
   obs.add(r.timeline.get());

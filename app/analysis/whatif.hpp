@@ -125,7 +125,7 @@ struct StrategyRun {
   KernelAloneTable alone;  // by layer/op/kernel
 };
 
-// `counters`: the timeline also records the resource counters (explain's per-stage use reads
+// `counters`: the timeline also records the resource counters and the host's spans (explain reads
 // them; the what-if and sweeps do not).
 StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s,
                               RunWatcher* watch = nullptr, bool counters = true);

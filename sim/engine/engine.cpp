@@ -71,6 +71,7 @@ class Run {
         solver_(kNumShared),
         pool_(hw.sm_count, static_cast<int>(p.kernels.size())) {
     observed_ = obs != nullptr && obs->wants_counters();
+    host_observed_ = obs != nullptr && obs->wants_host();
     ff_ = fast_forward_enabled() && !observed_;  // counters are not replayed
     if (ff_) obs_ = &log_;
     const std::string problem = check_program(p);
@@ -203,13 +204,14 @@ class Run {
         const int i = pending_action_;
         pending_action_ = -1;
         apply(i);
-        obs_->on_host_action(pending_start_, host_free_at_, i, p_.actions[i]);
+        if (host_observed_) obs_->on_host_action(pending_start_, host_free_at_, i, p_.actions[i]);
         progressed = true;
       }
       if (blocked_on_ >= 0) {
         if (!records_[blocked_on_].fired) return progressed;
         result_.host_blocked_us += t_ - blocked_since_;
-        obs_->on_host_blocked(blocked_since_, t_, blocked_action_, records_[blocked_on_].event);
+        if (host_observed_)
+          obs_->on_host_blocked(blocked_since_, t_, blocked_action_, records_[blocked_on_].event);
         blocked_on_ = -1;
         host_free_at_ = t_;
         progressed = true;
@@ -1092,6 +1094,7 @@ class Run {
   bool capacity_freed_ = false;
   bool solver_has_base_ = false;  // the solver holds exactly the four GPU-wide capacities
   bool observed_ = false;         // someone reads the counters
+  bool host_observed_ = false;    // someone reads the host's spans
   bool ready_added_ = false;
   bool rates_dirty_ = true;
   RunResult result_;
@@ -1153,6 +1156,11 @@ void ObserverList::on_event_fired(double t, int ev) {
 bool ObserverList::wants_counters() const {
   for (auto* o : list_)
     if (o->wants_counters()) return true;
+  return false;
+}
+bool ObserverList::wants_host() const {
+  for (auto* o : list_)
+    if (o->wants_host()) return true;
   return false;
 }
 void ObserverList::on_counters(double t, const Counters& c) {

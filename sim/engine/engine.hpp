@@ -38,6 +38,7 @@ class ObserverList : public Observer {
   void on_kernel_end(double t, int k) override;
   void on_event_fired(double t, int ev) override;
   bool wants_counters() const override;
+  bool wants_host() const override;
   void on_counters(double t, const Counters& c) override;
   void on_run_end(double t) override;
 

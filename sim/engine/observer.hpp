@@ -43,6 +43,9 @@ class Observer {
   // Resource use from t onwards, until the next call. The engine computes counters only for
   // observers that want them.
   virtual bool wants_counters() const { return true; }
+  // Whether it reads the host's spans (on_host_action, on_host_blocked); the engine sends them
+  // only to observers that do.
+  virtual bool wants_host() const { return true; }
   virtual void on_counters(double /*t_us*/, const Counters& /*c*/) {}
   virtual void on_run_end(double /*t_us*/) {}
 };

@@ -46,6 +46,7 @@ class ObserverLog : public Observer {
   void on_kernel_end(double t, int k) override;
   void on_event_fired(double t, int ev) override;
   bool wants_counters() const override { return next_->wants_counters(); }
+  bool wants_host() const override { return next_->wants_host(); }
   void on_counters(double t, const Counters& c) override { next_->on_counters(t, c); }
   void on_run_end(double t) override { next_->on_run_end(t); }
 

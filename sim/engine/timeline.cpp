@@ -4,11 +4,11 @@
 
 namespace ovs {
 
-Timeline::Timeline(const Program& p, bool counters) {
-  reset(p, counters);
+Timeline::Timeline(const Program& p, bool counters, bool host) {
+  reset(p, counters, host);
 }
 
-void Timeline::reset(const Program& p, bool counters) {
+void Timeline::reset(const Program& p, bool counters, bool host) {
   kernels_.assign(p.kernels.size(), KernelRecord{});
   stream_of_.resize(p.kernels.size());
   for (size_t k = 0; k < p.kernels.size(); ++k) stream_of_[k] = p.kernels[k].stream;
@@ -16,13 +16,14 @@ void Timeline::reset(const Program& p, bool counters) {
   counters_.clear();
   end_us_ = 0;
   record_counters_ = counters;
+  record_host_ = host;
 }
 
 void Timeline::on_host_action(double s, double e, int i, const HostAction&) {
-  host_.push_back({s, e, i, false});
+  if (record_host_) host_.push_back({s, e, i, false});
 }
 void Timeline::on_host_blocked(double s, double e, int i, int) {
-  host_.push_back({s, e, i, true});
+  if (record_host_) host_.push_back({s, e, i, true});
 }
 void Timeline::on_kernel_enqueued(double t, int k) {
   kernels_[k].enqueue_us = t;

@@ -56,9 +56,11 @@ struct CounterSample {
 class Timeline : public Observer {
  public:
   // `counters`: also record the resource counters (explain's per-stage use needs them).
-  explicit Timeline(const Program& p, bool counters = true);
+  // `host`: also record the host's spans (traces, explain and critical paths read them; the
+  // statistics of a what-if or a sweep do not).
+  explicit Timeline(const Program& p, bool counters = true, bool host = true);
   // Empty again, for a run of `p`: as if newly made, keeping the storage.
-  void reset(const Program& p, bool counters = true);
+  void reset(const Program& p, bool counters = true, bool host = true);
 
   void on_host_action(double s, double e, int i, const HostAction& a) override;
   void on_host_blocked(double s, double e, int i, int ev) override;
@@ -67,6 +69,7 @@ class Timeline : public Observer {
   void on_kernel_sms(double t, int k, int sms) override;
   void on_kernel_end(double t, int k) override;
   bool wants_counters() const override { return record_counters_; }
+  bool wants_host() const override { return record_host_; }
   void on_counters(double t, const Counters& c) override;
   void on_run_end(double t) override { end_us_ = t; }
 
@@ -89,6 +92,7 @@ class Timeline : public Observer {
   std::vector<CounterSample> counters_;
   double end_us_ = 0;
   bool record_counters_ = true;
+  bool record_host_ = true;
 };
 
 }  // namespace ovs
