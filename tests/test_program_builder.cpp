@@ -305,4 +305,14 @@ TEST_CASE("a program built again in place equals the same program built afresh",
       }
     }
   }
+  // The same strategy object changed in place (its address and name the same): built afresh.
+  const ModelConfig m = load_model_config("deepseek-v3");
+  const HwProfile hw = load_hw_profile("h800-sxm");
+  const LayerBuilder lb(m, hw, decode_workload(64));
+  Strategy s = load_strategy("tbo-decode", ModelFamily::v3);
+  BuiltProgram reused;
+  build_program_into(lb, s, reused);
+  s.delta_stages = s.delta_stages == 1 ? 2 : 1;
+  build_program_into(lb, s, reused);
+  check_same_build(reused, build_program(lb, s));
 }

@@ -24,8 +24,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// One directory per test process: ctest runs this file's cases in parallel processes, and each
+// makes the shared sweep files of runs() (a case reading a part while another rewrote it failed).
 fs::path tmp(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "overlapsim-tests" / "provenance";
+  const fs::path dir =
+      fs::temp_directory_path() / "overlapsim-tests" / ("provenance-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   return dir / name;
 }

@@ -90,11 +90,13 @@ class Builder {
     epilogue_ = lb_.epilogue(all);
     // The same shape as the program in `out_`: only the numbers of its kernels' work change.
     describe_shape(sc_.shape, note, split);
-    if (caches_enabled() && !out_.origin.empty() && sc_.shape == out_.shape) {
+    if (caches_enabled() && !out_.origin.empty() && sc_.shape == out_.shape &&
+        out_.strategy == s_) {
       renumber();
       return;
     }
     out_.shape = sc_.shape;
+    out_.strategy = s_;
 
     out_.split = split;
     out_.note = note;
@@ -147,10 +149,11 @@ class Builder {
   }
 
  private:
-  // Everything the program's shape depends on besides the numbers of its kernels' work: the
-  // strategy, the split, the hardware numbers the build reads, which plan each layer and
-  // micro-batch uses, and each plan's ops and kernels (names, categories, SM holdings, whether
-  // the kernel holds SMs at all, tensor names and scopes), in one string compared byte for byte.
+  // Everything the program's shape depends on besides the numbers of its kernels' work and the
+  // strategy (compared whole): the split, the hardware numbers the build reads, which plan each
+  // layer and micro-batch uses, and each plan's ops and kernels (names, categories, SM holdings,
+  // whether the kernel holds SMs at all, tensor names and scopes), in one string compared byte for
+  // byte.
   void describe_shape(std::string& out, const std::string& note, bool split) const {
     out.clear();
     auto num = [&out](std::int64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
@@ -183,8 +186,6 @@ class Builder {
         }
       }
     };
-    num(reinterpret_cast<std::intptr_t>(&s_));
-    str(s_.name);
     num(split);
     str(note);
     num(lb_.workload().graphs());

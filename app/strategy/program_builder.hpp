@@ -46,6 +46,7 @@ struct BuiltProgram {
   };
   std::vector<Origin> origin;  // per kernel
   std::string shape;
+  Strategy strategy;  // the strategy it was built from (compared whole, not by address)
 };
 
 BuiltProgram build_program(const LayerBuilder& layers, const Strategy& strategy);
