@@ -90,8 +90,10 @@ class Run {
       size_t tensors = 0;  // where its tensors begin in tensors_
     };
     std::vector<ClassFirst> first;
+    class_of_.reserve(p.kernels.size());
     for (const auto& k : p.kernels) {
       const int cls = classes ? k.work_class : -1;
+      class_of_.push_back(cls);
       if (cls >= 0 && static_cast<size_t>(cls) >= first.size())
         first.resize(static_cast<size_t>(cls) + 1);
       const bool seen = cls >= 0 && first[static_cast<size_t>(cls)].kernel >= 0;
@@ -742,22 +744,40 @@ class Run {
            a.units == b.units && a.latency_us == b.latency_us && a.hbm_bytes == b.hbm_bytes &&
            a.l2_bytes == b.l2_bytes && a.link_bytes == b.link_bytes;
   }
-  std::uint64_t signature(int k) const {
-    const KernelModel& m = models_[k];
+  // A kernel's signature: its content (model, tensor names and bytes), stream, whether it spins,
+  // and which of its tensors are layer-scoped. Equal content gives equal signatures; the content
+  // part is hashed once per work class (whose kernels share it).
+  std::uint64_t signature(int k) {
+    const int cls = class_of_[static_cast<size_t>(k)];
+    std::uint64_t content;
+    if (cls < 0) {
+      content = content_hash(k);
+    } else {
+      if (static_cast<size_t>(cls) >= ff_class_hash_.size())
+        ff_class_hash_.resize(static_cast<size_t>(cls) + 1, 0);
+      std::uint64_t& c = ff_class_hash_[static_cast<size_t>(cls)];
+      if (c == 0) c = content_hash(k) | 1;  // 0: not hashed yet
+      content = c;
+    }
     const KernelSpec& s = p_.kernels[k];
-    std::uint64_t h = mix(0, static_cast<std::uint64_t>(s.stream));
+    std::uint64_t h = mix(content, static_cast<std::uint64_t>(s.stream));
     h = mix(h, s.spin_on_event >= 0 ? 1 : 2);  // events are per layer: the record shift checks them
+    std::uint64_t scoped = 1;
+    for (const auto& t : all_tensors(k)) scoped = scoped * 2 + (l2_.scope_of(t.id) == -1 ? 0 : 1);
+    return mix(h, scoped);
+  }
+  std::uint64_t content_hash(int k) const {
+    const KernelModel& m = models_[k];
+    std::uint64_t h = 0;
     for (double d : {m.duration_us, m.compute_us_one_sm, m.pipe_us, m.units, m.latency_us,
                      m.hbm_bytes, m.l2_bytes, m.link_bytes[0], m.link_bytes[1]})
       h = mix(h, bits(d));
     h = mix(h, static_cast<std::uint64_t>(m.grid) * 31 + static_cast<std::uint64_t>(m.given));
     const auto [begin, n] = tensors_begin_[static_cast<size_t>(k)];
     h = mix(h, n);
-    for (size_t i = begin; i < tensors_begin_[static_cast<size_t>(k) + 1].first; ++i) {
-      const int id = tensors_[i].id;
-      h = mix(h, static_cast<std::uint64_t>(l2_.name_of(id)));
-      h = mix(h, bits(tensors_[i].bytes));
-      h = mix(h, l2_.scope_of(id) == -1 ? 1 : 2);
+    for (const auto& t : all_tensors(k)) {
+      h = mix(h, static_cast<std::uint64_t>(l2_.name_of(t.id)));
+      h = mix(h, bits(t.bytes));
     }
     return h;
   }
@@ -908,16 +928,20 @@ class Run {
     signed char& c = ff_equiv_[k];
     if (c >= 0) return c == 1;
     const int a = k - ff_period_;
+    // Kernels of one work class share their model, tensor names and bytes (see KernelSpec).
+    const bool one_class = a >= 0 && class_of_[static_cast<size_t>(a)] >= 0 &&
+                           class_of_[static_cast<size_t>(a)] == class_of_[static_cast<size_t>(k)];
     bool same = a >= 0 && p_.kernels[a].stream == p_.kernels[k].stream &&
                 (p_.kernels[a].spin_on_event >= 0) == (p_.kernels[k].spin_on_event >= 0) &&
-                same_model(models_[a], models_[k]) &&
+                (one_class || same_model(models_[a], models_[k])) &&
                 tensors_begin_[a].second == tensors_begin_[k].second;
     if (same) {
       const auto x = all_tensors(a), y = all_tensors(k);
       same = x.size() == y.size();
       for (size_t i = 0; same && i < x.size(); ++i) {
         const int s = l2_.scope_of(x[i].id);
-        same = l2_.name_of(x[i].id) == l2_.name_of(y[i].id) && x[i].bytes == y[i].bytes &&
+        same = (one_class ||
+                (l2_.name_of(x[i].id) == l2_.name_of(y[i].id) && x[i].bytes == y[i].bytes)) &&
                (s == -1 ? y[i].id == x[i].id
                         : l2_.scope_of(y[i].id) == s + ff_scope_step_ && s + ff_scope_step_ != -1);
       }
@@ -1065,6 +1089,7 @@ class Run {
   std::vector<double> usage_;     // scratch
   std::vector<int> shared_groups_;
   std::vector<KernelModel> models_;
+  std::vector<int> class_of_;  // by kernel: its work class, -1 for none (or with the caches off)
   std::vector<TensorRef> tensors_;
   std::vector<std::pair<size_t, size_t>> tensors_begin_;  // per kernel: first, reads; + end
   std::vector<KernelRun> kr_;
@@ -1112,7 +1137,8 @@ class Run {
   bool ff_have_prev_ = false;
   FfSnapshot ff_prev_, ff_cur_;
   mutable std::vector<FfTensor> ff_scratch_;
-  std::vector<std::uint64_t> ff_sig_;  // by kernel, from ff_sig_from_ on
+  std::vector<std::uint64_t> ff_sig_;         // by kernel, from ff_sig_from_ on
+  std::vector<std::uint64_t> ff_class_hash_;  // by work class: content_hash(), | 1; 0: not yet
   int ff_sig_from_ = std::numeric_limits<int>::max();
   std::vector<signed char> ff_equiv_;  // by kernel: -1 not checked, 0 no, 1 equivalent()
   std::vector<int> record_stream_;     // by record: the stream its record item is on
