@@ -139,6 +139,7 @@ class Run {
       if (rates_dirty_) compute_rates();
       const double next = next_time();
       if (next == kInf) break;
+      if (next < gpu_next_ && queue_behind()) continue;
       advance(next);
       settle();
     }
@@ -195,6 +196,62 @@ class Run {
   void mark_stream(int stream) {
     streams_[stream].dirty = true;
     streams_dirty_ = true;
+  }
+
+  // True if the host's pending action, applied now, would move no stream: it queues behind a
+  // stream's head that is waiting (or is a host delay). Every stream is settled here.
+  bool invisible(int action) const {
+    const HostStep& step = p_.actions[action].step;
+    int stream = -1;
+    if (auto* l = std::get_if<LaunchAction>(&step)) {
+      stream = p_.kernels[l->kernel].stream;
+    } else if (auto* r = std::get_if<RecordAction>(&step)) {
+      stream = r->stream;
+    } else if (auto* w = std::get_if<WaitAction>(&step)) {
+      stream = w->stream;
+    } else {
+      return std::holds_alternative<DelayAction>(step);
+    }
+    const StreamRun& st = streams_[stream];
+    return st.head < st.items.size();
+  }
+
+  // The steps at which only the host moves and what it does moves no stream (a launch queued
+  // behind busy streams: most of a CUDA-graph forward's launches), taken in a row: the same
+  // steps the main loop would take (apply the action due, start the next; the streams have
+  // nothing to do), without its rounds over streams and SMs. The GPU's next event is later
+  // than all of them, so nothing else changes meanwhile. Returns false if none was taken.
+  bool queue_behind() {
+    if (pending_action_ < 0 || streams_dirty_ || capacity_freed_ || ready_added_ || rates_dirty_ ||
+        !invisible(pending_action_))
+      return false;
+    while (true) {
+      t_ = host_free_at_;
+      const int i = pending_action_;
+      pending_action_ = -1;
+      apply(i);
+      if (host_observed_) obs_->on_host_action(pending_start_, host_free_at_, i, p_.actions[i]);
+      for (auto& st : streams_) st.dirty = false;  // queued behind a waiting head
+      streams_dirty_ = false;
+      // The next action: a block, or the end of the program, goes the main loop's way.
+      if (action_ >= p_.actions.size() ||
+          std::holds_alternative<BlockAction>(p_.actions[action_].step)) {
+        settle();
+        return true;
+      }
+      const int n = static_cast<int>(action_++);
+      const double cost = action_cost(p_.actions[n]);
+      result_.host_busy_us += cost;
+      pending_action_ = n;
+      pending_start_ = t_;
+      host_free_at_ = t_ + cost;
+      if (host_free_at_ >= gpu_next_) return true;
+      if (!invisible(n)) {
+        if (!(host_free_at_ > t_)) settle();  // due now: this step's own round takes it
+        return true;
+      }
+      if (host_free_at_ > t_) ++result_.steps;  // the step at which it is due
+    }
   }
 
   // Runs the host as far as it can at time t_. Returns true if anything happened.
@@ -323,6 +380,7 @@ class Run {
 
   bool assign_ctas() {
     if (!capacity_freed_ && !ready_added_) return false;
+    sync();
     bool changed = false;
     if (capacity_freed_) {
       for (int k : running_) {
@@ -427,6 +485,8 @@ class Run {
   }
 
   void start(int k, int ctas) {
+    sync();
+    ends_dirty_ = true;
     KernelRun& r = kr_[k];
     const KernelModel& m = models_[k];
     r.state = KState::running;
@@ -489,7 +549,9 @@ class Run {
   // and on L2 - shared by those kernels in proportion to the CTAs they have there. SMs that hold
   // one kernel need none: a kernel alone cannot exceed its own SMs (its rate ceiling).
   void compute_rates() {
+    sync();
     rates_dirty_ = false;
+    ends_dirty_ = true;
     solver_index_.clear();
     shared_groups_.clear();
     const auto& groups = pool_.groups();
@@ -559,28 +621,60 @@ class Run {
     obs_->on_counters(t_, c);
   }
 
+  // From the GPU's last sync (gpu_t_): running kernels' state is as of that time.
   double finish_time(const KernelRun& r) const {
     if (r.spinning) return kInf;
-    if (r.latency_left > 0) return t_ + r.latency_left;
-    if (r.rate == kInf) return t_;
+    if (r.latency_left > 0) return gpu_t_ + r.latency_left;
+    if (r.rate == kInf) return gpu_t_;
     if (r.rate <= 0) return kInf;
-    return t_ + on_time_grid(r.remaining / r.rate);
+    return gpu_t_ + on_time_grid(r.remaining / r.rate);
   }
 
-  // The next event time; keeps each running kernel's finish time for advance().
+  // The next event time: the GPU's next (each running kernel's finish time, kept for advance()
+  // and recomputed only when the GPU's state changed) or the host's.
   double next_time() {
-    double next = kInf;
-    if (pending_action_ >= 0) next = host_free_at_;
+    if (ends_dirty_) {
+      ends_dirty_ = false;
+      gpu_next_ = kInf;
+      for (int k : running_) {
+        KernelRun& r = kr_[k];
+        r.end_us = finish_time(r);
+        gpu_next_ = std::min(gpu_next_, r.end_us);
+      }
+    }
+    if (pending_action_ >= 0) return std::min(gpu_next_, host_free_at_);
+    return gpu_next_;
+  }
+
+  // Brings the running kernels' progress from the GPU's last sync to now, before anything that
+  // reads it or changes their rates. Steps where only the host moved (a launch queued behind
+  // busy streams) leave the GPU alone: its kernels keep their rates, so their progress and finish
+  // times are computed once over the whole interval.
+  void sync() {
+    if (gpu_t_ == t_) return;
+    const double dt = t_ - gpu_t_;
+    double dram = 0;
     for (int k : running_) {
       KernelRun& r = kr_[k];
-      r.end_us = finish_time(r);
-      next = std::min(next, r.end_us);
+      if (r.spinning) continue;
+      if (r.latency_left > 0) {
+        r.latency_left -= dt;
+        continue;
+      }
+      dram += r.rate * dt * r.usage[kHbm];
+      r.remaining -= r.rate * dt;
     }
-    return next;
+    l2_.add_traffic(dram);
+    gpu_t_ = t_;
+    ends_dirty_ = true;
   }
 
   void advance(double next) {
-    const double dt = next - t_;
+    if (next < gpu_next_) {  // only the host moves
+      t_ = next;
+      return;
+    }
+    const double dt = next - gpu_t_;
     double dram = 0;
     finishing_.clear();
     for (int k : running_) {
@@ -607,6 +701,8 @@ class Run {
     }
     l2_.add_traffic(dram);
     t_ = next;
+    gpu_t_ = next;
+    ends_dirty_ = true;
     if (!finishing_.empty()) {
       for (int k : finishing_) finish(k);
       running_.erase(std::remove_if(running_.begin(), running_.end(),
@@ -707,7 +803,7 @@ class Run {
     if (st == KState::queued || st == KState::ready || st == KState::not_issued) return;
     const int anchor = ff_anchor_;
     ff_anchor_ += ff_period_;
-    if (streams_dirty_ || capacity_freed_ || ready_added_ || !new_ready_.empty()) {
+    if (streams_dirty_ || capacity_freed_ || ready_added_ || !new_ready_.empty() || gpu_t_ != t_) {
       ff_have_prev_ = false;
       log_.start_recording();
       return;
@@ -1034,6 +1130,8 @@ class Run {
     result_.steps += m * (b.steps - a.steps);
     result_.periods_fast_forwarded += m;
     t_ += dt;
+    gpu_t_ = t_;
+    ends_dirty_ = true;
     gpu_end_ += dt;
     done_count_ += static_cast<size_t>(m) * (b.done - a.done);
     records_fired_ += m * R;
@@ -1105,6 +1203,9 @@ class Run {
   std::vector<int> solver_index_;
   std::vector<int> finishing_;
   double t_ = 0;
+  double gpu_t_ = 0;        // the time the running kernels' progress is as of (see sync())
+  double gpu_next_ = 0;     // the earliest running kernel's finish time, as of gpu_t_
+  bool ends_dirty_ = true;  // gpu_next_ and the kernels' end_us need computing again
   double gpu_end_ = 0;
   size_t action_ = 0;
   int pending_action_ = -1;
