@@ -210,7 +210,22 @@ const GemmTile* cached_tile(const TileKey& key, const GemmTile* store) {
 
 }  // namespace
 
+namespace {
+KernelCost price_gemm(const HwProfile& hw, const GemmShape& s, int sms, GemmTile* chosen,
+                      const std::string* name);
+}  // namespace
+
 KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile* chosen) {
+  return price_gemm(hw, s, sms, chosen, nullptr);
+}
+
+KernelCost gemm_cost_named(const HwProfile& hw, const GemmShape& s, const std::string& name) {
+  return price_gemm(hw, s, 0, nullptr, &name);
+}
+
+namespace {
+KernelCost price_gemm(const HwProfile& hw, const GemmShape& s, int sms, GemmTile* chosen,
+                      const std::string* name) {
   const GemmParams& g = hw.kernels.gemm;
   const int d = static_cast<int>(s.dtype);
   // Named in errors only (formatted then, not on every call).
@@ -272,8 +287,9 @@ KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile*
   if (chosen) *chosen = best.tile;
 
   KernelCost c;
-  c.name = fmt::format("gemm_{}_{}x{}x{}{}", dtype_name(s.dtype), s.m, s.n, s.k,
-                       s.groups > 1 ? fmt::format("x{}g", s.groups) : "");
+  c.name = name ? *name
+                : fmt::format("gemm_{}_{}x{}x{}{}", dtype_name(s.dtype), s.m, s.n, s.k,
+                              s.groups > 1 ? fmt::format("x{}g", s.groups) : "");
   c.category = KernelCategory::gemm;
   c.work = std::move(best.spec.work);
   Work& w = c.work;
@@ -298,6 +314,7 @@ KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile*
   c.useful_flops = 2.0 * rows * double(s.n) * double(s.k);
   c.logical_bytes = double(s.groups) * (double(s.m) * s.k + double(s.n) * s.k + 2.0 * s.m * s.n);
   c.waves = best.tile.waves;
+  if (name) return c;  // a layer's kernel: its role names it, and nothing reads the detail
   const std::string split =
       best.tile.split_k > 1 ? fmt::format(" split-K {}", best.tile.split_k) : std::string();
   c.detail = fmt::format("{} {} tile {}x{}{}, {:.0f} tiles, {} waves on {} SMs",
@@ -305,5 +322,6 @@ KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms, GemmTile*
                          best.tile.waves, std::min<double>(avail, best.tile.tiles));
   return c;
 }
+}  // namespace
 
 }  // namespace ovs

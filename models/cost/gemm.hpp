@@ -41,5 +41,8 @@ struct GemmTile {
 // Prices the GEMM for `sms` SMs (0: all of the GPU). Throws InputError on an impossible shape.
 KernelCost gemm_cost(const HwProfile& hw, const GemmShape& s, int sms = 0,
                      GemmTile* chosen = nullptr);
+// The same for a layer plan: named `name` (the kernel's role) instead of by its shape, and no
+// `detail` (only `overlapsim kernel` shows it): nothing is formatted.
+KernelCost gemm_cost_named(const HwProfile& hw, const GemmShape& s, const std::string& name);
 
 }  // namespace ovs

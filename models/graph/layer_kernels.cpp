@@ -23,7 +23,7 @@ OpKernel gemm(const HwProfile& hw, const std::string& name, std::int64_t m, std:
   s.c_tensor = c;
   s.b_value_bytes = b_value_bytes;
   s.out_bytes = out_bytes;
-  OpKernel out = named(name, gemm_cost(hw, s));
+  OpKernel out{name, gemm_cost_named(hw, s, name), false};
   out.deep_gemm = d != Dtype::bf16;
   return out;
 }

@@ -14,21 +14,13 @@ int L2Tracker::intern_name(const std::string& tensor) {
 }
 
 void L2Tracker::reserve(size_t tensors) {
-  last_touch_.reserve(tensors);
-  readers_.reserve(tensors);
-  name_of_.reserve(tensors);
-  scope_of_.reserve(tensors);
-  listed_.reserve(tensors);
+  t_.reserve(tensors);
 }
 
 int L2Tracker::intern(int name, int scope) {
   auto fresh = [&] {
-    last_touch_.push_back(kNever);
-    readers_.push_back(0);
-    name_of_.push_back(name);
-    scope_of_.push_back(scope);
-    listed_.push_back(0);
-    return static_cast<int>(last_touch_.size()) - 1;
+    t_.push_back({kNever, 0, name, scope, false});
+    return static_cast<int>(t_.size()) - 1;
   };
   // Scopes are -1 (the whole model) or a layer index: a table per name; any other scope (a
   // program file may give one) goes to the hash map.
@@ -69,15 +61,15 @@ void L2Tracker::add_traffic(double dram_bytes) {
 }
 
 double L2Tracker::resident_fraction(int id, double bytes) const {
-  if (readers_[id] > 0) return 1.0;
-  if (last_touch_[id] == kNever || bytes <= 0) return 0.0;
-  const double since = static_cast<double>(streamed_bytes_ - last_touch_[id]);
+  if (t_[id].readers > 0) return 1.0;
+  if (t_[id].last_touch == kNever || bytes <= 0) return 0.0;
+  const double since = static_cast<double>(streamed_bytes_ - t_[id].last_touch);
   return std::clamp((l2_size_bytes_ - since) / bytes, 0.0, 1.0);
 }
 
 void L2Tracker::set_state(int id, int readers, std::int64_t since) {
-  readers_[id] = readers;
-  last_touch_[id] = since == kNever ? kNever : streamed_bytes_ - since;
+  t_[id].readers = readers;
+  t_[id].last_touch = since == kNever ? kNever : streamed_bytes_ - since;
   if (live(id)) note(id);
 }
 
@@ -87,7 +79,7 @@ const std::vector<int>& L2Tracker::live_tensors() {
     if (live(id))
       recent_[kept++] = id;
     else
-      listed_[id] = 0;
+      t_[id].listed = false;
   }
   recent_.resize(kept);
   return recent_;

@@ -28,32 +28,32 @@ class L2Tracker {
   int intern(int name, int scope);
   double resident_fraction(int id, double bytes) const;
   void begin_read(int id) {
-    ++readers_[id];
+    ++t_[id].readers;
     note(id);
   }
-  void end_read(int id) { --readers_[id]; }
+  void end_read(int id) { --t_[id].readers; }
   void touch(int id) {
-    last_touch_[id] = streamed_bytes_;
+    t_[id].last_touch = streamed_bytes_;
     note(id);
   }
   void add_traffic(double dram_bytes);
 
   // ---- for the fast-forward: tensors by (name, scope), and the state that decides residency
-  int name_of(int id) const { return name_of_[id]; }
-  int scope_of(int id) const { return scope_of_[id]; }
-  int find(int name, int scope) const;                // -1 if no kernel names it
-  size_t size() const { return last_touch_.size(); }  // tensors interned
+  int name_of(int id) const { return t_[id].name; }
+  int scope_of(int id) const { return t_[id].scope; }
+  int find(int name, int scope) const;       // -1 if no kernel names it
+  size_t size() const { return t_.size(); }  // tensors interned
   std::int64_t streamed_bytes() const { return streamed_bytes_; }
   void advance_streamed(std::int64_t bytes) { streamed_bytes_ += bytes; }
-  int readers(int id) const { return readers_[id]; }
+  int readers(int id) const { return t_[id].readers; }
   // Bytes streamed since the last touch; kNever if never touched.
   std::int64_t since(int id) const {
-    return last_touch_[id] == kNever ? kNever : streamed_bytes_ - last_touch_[id];
+    return t_[id].last_touch == kNever ? kNever : streamed_bytes_ - t_[id].last_touch;
   }
   // A tensor whose residency can still be above zero: read now, or touched less than an L2 of
   // traffic ago. Any other tensor reads as absent until it is touched again.
   bool live(int id) const {
-    if (readers_[id] > 0) return true;
+    if (t_[id].readers > 0) return true;
     const std::int64_t s = since(id);
     return s != kNever && static_cast<double>(s) < l2_size_bytes_;
   }
@@ -64,11 +64,19 @@ class L2Tracker {
 
  private:
   void note(int id) {
-    if (!listed_[id]) {
-      listed_[id] = 1;
+    if (!t_[id].listed) {
+      t_[id].listed = true;
       recent_.push_back(id);
     }
   }
+  // One interned tensor: its name and scope, and the state that decides its residency.
+  struct Tensor {
+    std::int64_t last_touch = kNever;  // streamed_bytes_ at the last touch, or kNever
+    int readers = 0;
+    int name = 0;
+    int scope = -1;
+    bool listed = false;  // in recent_
+  };
 
   double l2_size_bytes_;
   std::int64_t streamed_bytes_ = 0;
@@ -76,12 +84,8 @@ class L2Tracker {
   static constexpr std::int64_t kDenseScopes = 4096;
   std::vector<std::vector<int>> by_scope_;     // [name id][scope + 1] -> tensor id, -1 none
   std::unordered_map<std::int64_t, int> ids_;  // other (name id, scope) -> tensor id
-  std::vector<std::int64_t> last_touch_;       // streamed_bytes_ at last touch, or kNever
-  std::vector<int> readers_;
-  std::vector<int> name_of_;   // by tensor id
-  std::vector<int> scope_of_;  // by tensor id
-  std::vector<char> listed_;   // by tensor id: in recent_
-  std::vector<int> recent_;    // tensors touched or read, not yet found dead
+  std::vector<Tensor> t_;                      // by tensor id
+  std::vector<int> recent_;                    // tensors touched or read, not yet found dead
 };
 
 }  // namespace ovs

@@ -13,14 +13,10 @@ SmPool::SmPool(int sm_count, int kernels)
   if (sm_count > 0) groups_.push_back(Group{sm_count, {}, {}});
 }
 
-void SmPool::set_share(int kernel, const CtaShare& share, int max_per_sm) {
-  if (kernel >= static_cast<int>(share_.size())) {
-    share_.resize(kernel + 1);
-    max_per_sm_.resize(kernel + 1, 1);
-    sms_.resize(kernel + 1, 0);
-  }
-  share_[kernel] = share;
-  max_per_sm_[kernel] = std::max(1, max_per_sm);
+void SmPool::grow(int kernels) {
+  share_.resize(static_cast<size_t>(kernels));
+  max_per_sm_.resize(static_cast<size_t>(kernels), 1);
+  sms_.resize(static_cast<size_t>(kernels), 0);
 }
 
 int SmPool::ctas_of(const Group& g, int kernel) {

@@ -54,7 +54,11 @@ class SmPool {
 
   // The CTA share of kernel k and how many of its CTAs one SM may hold (its design: a
   // persistent GEMM runs one CTA per SM however small it is); set before placing it.
-  void set_share(int kernel, const CtaShare& share, int max_per_sm);
+  void set_share(int kernel, const CtaShare& share, int max_per_sm) {
+    if (kernel >= static_cast<int>(share_.size())) grow(kernel + 1);
+    share_[static_cast<size_t>(kernel)] = share;
+    max_per_sm_[static_cast<size_t>(kernel)] = std::max(1, max_per_sm);
+  }
   // Places up to `want` more CTAs of kernel k; returns how many were placed.
   int place(int kernel, int want);
   // Frees every CTA of kernel k.
@@ -72,6 +76,7 @@ class SmPool {
   void occupancy(int& busy_sms, int& shared_sms, int& resident_ctas) const;
 
  private:
+  void grow(int kernels);
   void add_resident(Group& g, int kernel, int ctas);
   void recompute_used(Group& g) const;
   static int ctas_of(const Group& g, int kernel);
