@@ -79,7 +79,7 @@ int kernel_name_id(const std::string& op, const std::string& kernel) {
   return ids.try_emplace(std::move(key), static_cast<int>(ids.size())).first->second;
 }
 
-KernelAlone& KernelAloneTable::operator[](const AloneKey& k) {
+KernelAlone& KernelAloneTable::add(const AloneKey& k) {
   const size_t layer = static_cast<size_t>(k.layer + 1), name = static_cast<size_t>(k.name);
   if (index_.size() <= layer) index_.resize(layer + 1);
   auto& row = index_[layer];
@@ -156,19 +156,21 @@ void simulate_strategy_into(const LayerBuilder& lb, const Strategy& s, RunWatche
   struct Solo {
     SoloBreakdown b;
     double capped_loss = 0;
-    int name = -1;  // kernel_name_id
+    double total_us = 0;  // b.total_us()
+    int name = -1;        // kernel_name_id
     DegradationCause cause = DegradationCause::fixed_kernel_latency;
     bool made = false;
   };
   const LaunchMode mode = r.built.program.launch_mode;  // a graph's nodes start sooner
   auto solo_of = [&hw, mode](const KernelSpec& k, const KernelInfo& info) {
     Solo s{solo_breakdown(hw, k, mode), 0};
+    s.total_us = s.b.total_us();
     // A kernel held to fewer SMs than the GPU has (deep_gemm_num_sms, a placement's cap) loses
     // time to that cap; the rest of its time is charged by what bounds it.
     if (k.sm_cap > 0 && k.sm_cap < hw.sm_count) {
       KernelSpec free = k;
       free.sm_cap = 0;
-      s.capped_loss = std::max(0.0, s.b.total_us() - solo_breakdown(hw, free, mode).total_us());
+      s.capped_loss = std::max(0.0, s.total_us - solo_breakdown(hw, free, mode).total_us());
     }
     s.name = kernel_name_id(info.op, info.kernel);
     s.cause = bucket(info, k, s.b);
@@ -191,7 +193,7 @@ void simulate_strategy_into(const LayerBuilder& lb, const Strategy& s, RunWatche
     } else {
       fresh = solo_of(k, info);
     }
-    const double alone_us = solo->b.total_us() - solo->capped_loss;
+    const double alone_us = solo->total_us - solo->capped_loss;
     auto& e = r.alone[{info.layer, solo->name}];
     e.us += alone_us;
     e.capped_us += solo->capped_loss;

@@ -107,13 +107,20 @@ struct AloneKey {
 int kernel_name_id(const std::string& op, const std::string& kernel);
 class KernelAloneTable {
  public:
-  KernelAlone& operator[](const AloneKey& k);
+  KernelAlone& operator[](const AloneKey& k) {
+    const size_t layer = static_cast<size_t>(k.layer + 1), name = static_cast<size_t>(k.name);
+    if (layer < index_.size() && name < index_[layer].size() && index_[layer][name] != 0)
+      return entries_[static_cast<size_t>(index_[layer][name] - 1)].second;
+    return add(k);
+  }
   const KernelAlone* find(const AloneKey& k) const;
   void reserve(size_t n) { entries_.reserve(n); }
   void clear();  // empty, keeping the storage
   const std::vector<std::pair<AloneKey, KernelAlone>>& entries() const { return entries_; }
 
  private:
+  KernelAlone& add(const AloneKey& k);  // operator[] for a key not in the table yet
+
   std::vector<std::pair<AloneKey, KernelAlone>> entries_;
   std::vector<std::vector<int>> index_;  // [layer + 1][name]: entry + 1, 0 for none
 };
