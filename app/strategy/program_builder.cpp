@@ -95,7 +95,9 @@ class Builder {
       renumber();
       return;
     }
-    out_.shape = sc_.shape;
+    // Set when the build is complete: a build that throws half way leaves no shape to match.
+    out_.shape.clear();
+    p.shape = ShapeToken{};
     out_.strategy = s_;
 
     out_.split = split;
@@ -145,6 +147,8 @@ class Builder {
     out_.info.resize(n_info_);
     out_.host_issue.resize(n_issue_);
     out_.origin.resize(n_kernels_);
+    out_.shape = sc_.shape;
+    p.shape = ShapeToken::fresh();  // renumber() keeps it: only numbers change
     // (The engine checks the program's structure before it runs it.)
   }
 

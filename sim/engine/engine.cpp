@@ -60,6 +60,31 @@ struct Record {
   bool fired = false;
 };
 
+// A kernel's named tensor, resolved to an L2 tracker id. Every kernel's, reads then writes, sit
+// in one array (no allocation per kernel).
+struct TensorRef {
+  int id;
+  double bytes;
+};
+
+// What a run sets up from its program's shape alone (see ShapeToken): kept per thread after a
+// run of a program with a token, taken by the next run of a program with that token. The
+// structure check passed for it; the tracker has interned its tensors (its state is reset when
+// taken); the tensors' bytes and the kernel models come from the numbers, made again every run.
+struct Skeleton {
+  std::uint64_t token = 0;
+  std::uint64_t l2_size_bits = 0;  // the tracker's L2 size
+  bool ff = false;                 // last_use is set
+  L2Tracker l2{0};
+  std::vector<int> class_of;
+  std::vector<int> model_from;
+  std::vector<TensorRef> tensors;
+  std::vector<std::pair<size_t, size_t>> tensors_begin;
+  std::vector<int> last_use;
+};
+constexpr size_t kSkeletonsPerThread = 8;        // a sweep point's strategies, with room to spare
+thread_local std::vector<Skeleton> t_skeletons;  // most recently used last
+
 class Run {
  public:
   Run(const Hardware& hw, const Program& p, Observer* obs)
@@ -74,54 +99,26 @@ class Run {
     host_observed_ = obs != nullptr && obs->wants_host();
     ff_ = fast_forward_enabled() && !observed_;  // counters are not replayed
     if (ff_) obs_ = &log_;
-    const std::string problem = check_program(p);
-    if (!problem.empty()) throw std::invalid_argument(problem);
-    models_.reserve(p.kernels.size());
-    tensors_begin_.reserve(p.kernels.size() + 1);
-    size_t accesses = 0;
-    for (const auto& k : p.kernels) accesses += k.work.reads.size() + k.work.writes.size();
-    tensors_.reserve(accesses);
-    l2_.reserve(accesses);
     // Kernels of one work class (a hint of the program builder's) share a model and tensor
-    // names: made from the class's first kernel. With the caches off every kernel makes its own.
+    // names: made from the class's first kernel. With the caches off every kernel makes its own,
+    // and nothing is kept between runs.
     const bool classes = caches_enabled();
-    struct ClassFirst {
-      int kernel = -1;
-      size_t tensors = 0;  // where its tensors begin in tensors_
-    };
-    std::vector<ClassFirst> first;
-    class_of_.reserve(p.kernels.size());
-    for (const auto& k : p.kernels) {
-      const int cls = classes ? k.work_class : -1;
-      class_of_.push_back(cls);
-      if (cls >= 0 && static_cast<size_t>(cls) >= first.size())
-        first.resize(static_cast<size_t>(cls) + 1);
-      const bool seen = cls >= 0 && first[static_cast<size_t>(cls)].kernel >= 0;
-      const size_t begin = tensors_.size();
-      if (seen) {
-        const ClassFirst& f = first[static_cast<size_t>(cls)];
-        models_.push_back(models_[static_cast<size_t>(f.kernel)]);
-        size_t i = f.tensors;
-        for (const auto* list : {&k.work.reads, &k.work.writes})
-          for (const auto& t : *list)
-            tensors_.push_back({l2_.intern(l2_.name_of(tensors_[i++].id), t.scope), t.bytes});
-      } else {
-        models_.push_back(make_kernel_model(hw, k, p.launch_mode));
-        for (const auto* list : {&k.work.reads, &k.work.writes})
-          for (const auto& t : *list) tensors_.push_back({l2_.intern(t.tensor, t.scope), t.bytes});
-        if (cls >= 0)
-          first[static_cast<size_t>(cls)] = {static_cast<int>(models_.size()) - 1, begin};
-      }
-      tensors_begin_.push_back({begin, k.work.reads.size()});
+    token_ = classes ? p.shape.value() : 0;
+    if (!take_skeleton()) set_up_shape(classes);
+    // The numbers: every run.
+    models_.reserve(p.kernels.size());
+    size_t i = 0;
+    for (size_t k = 0; k < p.kernels.size(); ++k) {
+      const KernelSpec& spec = p.kernels[k];
+      const int from = model_from_[k];
+      if (from < 0)
+        models_.push_back(make_kernel_model(hw, spec, p.launch_mode));
+      else
+        models_.push_back(models_[static_cast<size_t>(from)]);
       const auto& m = models_.back();
-      pool_.set_share(static_cast<int>(models_.size()) - 1, m.share, m.occupancy);
-    }
-    tensors_begin_.push_back({tensors_.size(), 0});
-    if (ff_) {
-      last_use_.assign(l2_.size(), -1);
-      for (size_t k = 0; k + 1 < tensors_begin_.size(); ++k)
-        for (const auto& t : all_tensors(static_cast<int>(k)))
-          last_use_[t.id] = static_cast<int>(k);
+      pool_.set_share(static_cast<int>(k), m.share, m.occupancy);
+      for (const auto* list : {&spec.work.reads, &spec.work.writes})
+        for (const auto& t : *list) tensors_[i++].bytes = t.bytes;
     }
     kr_.resize(p.kernels.size());
     streams_.resize(p.streams.size());
@@ -130,6 +127,27 @@ class Run {
     const auto caps = shared_capacities(hw);
     base_capacity_.assign(caps.begin(), caps.end());
   }
+
+  ~Run() {
+    if (token_ == 0) return;
+    try {
+      Skeleton sk;
+      sk.token = token_;
+      sk.l2_size_bits = bits(hw_.l2_size_bytes);
+      sk.ff = ff_;
+      sk.l2 = std::move(l2_);
+      sk.class_of = std::move(class_of_);
+      sk.model_from = std::move(model_from_);
+      sk.tensors = std::move(tensors_);
+      sk.tensors_begin = std::move(tensors_begin_);
+      sk.last_use = std::move(last_use_);
+      if (t_skeletons.size() >= kSkeletonsPerThread) t_skeletons.erase(t_skeletons.begin());
+      t_skeletons.push_back(std::move(sk));
+    } catch (...) {  // out of memory: the next run sets itself up
+    }
+  }
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
 
   RunResult go() {
     settle();
@@ -153,6 +171,75 @@ class Run {
   }
 
  private:
+  // The last run's set-up of a program with this shape, if this thread kept it.
+  bool take_skeleton() {
+    if (token_ == 0) return false;
+    for (auto it = t_skeletons.begin(); it != t_skeletons.end(); ++it) {
+      if (it->token != token_ || it->ff != ff_ || it->l2_size_bits != bits(hw_.l2_size_bytes))
+        continue;
+      l2_ = std::move(it->l2);
+      class_of_ = std::move(it->class_of);
+      model_from_ = std::move(it->model_from);
+      tensors_ = std::move(it->tensors);
+      tensors_begin_ = std::move(it->tensors_begin);
+      last_use_ = std::move(it->last_use);
+      t_skeletons.erase(it);
+      l2_.reset_state();
+      return true;
+    }
+    return false;
+  }
+
+  // What depends on the program's shape alone: its structure checked, tensor names interned
+  // (bytes filled in by the caller), work classes, and where each kernel's model comes from.
+  void set_up_shape(bool classes) {
+    const Program& p = p_;
+    const std::string problem = check_program(p);
+    if (!problem.empty()) throw std::invalid_argument(problem);
+    tensors_begin_.reserve(p.kernels.size() + 1);
+    size_t accesses = 0;
+    for (const auto& k : p.kernels) accesses += k.work.reads.size() + k.work.writes.size();
+    tensors_.reserve(accesses);
+    l2_.reserve(accesses);
+    struct ClassFirst {
+      int kernel = -1;
+      size_t tensors = 0;  // where its tensors begin in tensors_
+    };
+    std::vector<ClassFirst> first;
+    class_of_.reserve(p.kernels.size());
+    model_from_.reserve(p.kernels.size());
+    for (const auto& k : p.kernels) {
+      const int cls = classes ? k.work_class : -1;
+      class_of_.push_back(cls);
+      if (cls >= 0 && static_cast<size_t>(cls) >= first.size())
+        first.resize(static_cast<size_t>(cls) + 1);
+      const bool seen = cls >= 0 && first[static_cast<size_t>(cls)].kernel >= 0;
+      const size_t begin = tensors_.size();
+      if (seen) {
+        const ClassFirst& f = first[static_cast<size_t>(cls)];
+        model_from_.push_back(f.kernel);
+        size_t i = f.tensors;
+        for (const auto* list : {&k.work.reads, &k.work.writes})
+          for (const auto& t : *list)
+            tensors_.push_back({l2_.intern(l2_.name_of(tensors_[i++].id), t.scope), 0});
+      } else {
+        model_from_.push_back(-1);
+        for (const auto* list : {&k.work.reads, &k.work.writes})
+          for (const auto& t : *list) tensors_.push_back({l2_.intern(t.tensor, t.scope), 0});
+        if (cls >= 0)
+          first[static_cast<size_t>(cls)] = {static_cast<int>(model_from_.size()) - 1, begin};
+      }
+      tensors_begin_.push_back({begin, k.work.reads.size()});
+    }
+    tensors_begin_.push_back({tensors_.size(), 0});
+    if (ff_) {
+      last_use_.assign(l2_.size(), -1);
+      for (size_t k = 0; k + 1 < tensors_begin_.size(); ++k)
+        for (const auto& t : all_tensors(static_cast<int>(k)))
+          last_use_[t.id] = static_cast<int>(k);
+    }
+  }
+
   // ---- host thread -------------------------------------------------------------------------
   double action_cost(const HostAction& a) const {
     if (auto* l = std::get_if<LaunchAction>(&a.step)) {
@@ -738,12 +825,7 @@ class Run {
     return "the program stalled at t=" + std::to_string(t_) + " us";
   }
 
-  // A kernel's named tensors, resolved to L2 tracker ids: reads then writes, all kernels in one
-  // array (no allocation per kernel).
-  struct TensorRef {
-    int id;
-    double bytes;
-  };
+  // A kernel's named tensors (TensorRef): reads then writes.
   std::span<const TensorRef> reads(int k) const {
     const auto [begin, n] = tensors_begin_[static_cast<size_t>(k)];
     return {tensors_.data() + begin, n};
@@ -1187,7 +1269,9 @@ class Run {
   std::vector<double> usage_;     // scratch
   std::vector<int> shared_groups_;
   std::vector<KernelModel> models_;
-  std::vector<int> class_of_;  // by kernel: its work class, -1 for none (or with the caches off)
+  std::uint64_t token_ = 0;      // the program's shape token (0: none, or the caches off)
+  std::vector<int> class_of_;    // by kernel: its work class, -1 for none (or with the caches off)
+  std::vector<int> model_from_;  // by kernel: the kernel whose model it copies; -1: makes its own
   std::vector<TensorRef> tensors_;
   std::vector<std::pair<size_t, size_t>> tensors_begin_;  // per kernel: first, reads; + end
   std::vector<KernelRun> kr_;

@@ -13,6 +13,16 @@ int L2Tracker::intern_name(const std::string& tensor) {
   return names_.try_emplace(tensor, static_cast<int>(names_.size())).first->second;
 }
 
+void L2Tracker::reset_state() {
+  for (Tensor& t : t_) {
+    t.last_touch = kNever;
+    t.readers = 0;
+    t.listed = false;
+  }
+  recent_.clear();
+  streamed_bytes_ = 0;
+}
+
 void L2Tracker::reserve(size_t tensors) {
   t_.reserve(tensors);
 }

@@ -21,6 +21,9 @@ class L2Tracker {
   explicit L2Tracker(double l2_size_bytes) : l2_size_bytes_(l2_size_bytes) {}
 
   int intern(const std::string& tensor, int scope = -1);
+  // Back to the state of a tracker that has just interned the same tensors: nothing touched, read
+  // or streamed (ids, names and scopes stay).
+  void reset_state();
   void reserve(size_t tensors);  // room for this many interned tensors
   // The same in two steps: the name's id (what find() takes), then the tensor of that name in a
   // scope.

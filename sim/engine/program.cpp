@@ -1,8 +1,16 @@
 #include "sim/engine/program.hpp"
 
+#include <atomic>
 #include <string>
 
 namespace ovs {
+
+ShapeToken ShapeToken::fresh() {
+  static std::atomic<std::uint64_t> last{0};
+  ShapeToken t;
+  t.v_ = last.fetch_add(1, std::memory_order_relaxed) + 1;
+  return t;
+}
 
 Program serialized(const Program& p) {
   Program s;

@@ -1,5 +1,6 @@
 #pragma once
 // A host program: what the CPU does, in order. The engine's single input besides hardware.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <variant>
@@ -67,12 +68,40 @@ struct HostAction {
   std::string label;  // op / micro-batch label for the host track
 };
 
+// Names a program's shape for the engine, which keeps what it sets up from the shape alone
+// (structure checks, tensor names interned, work classes) for the next run of the same shape on
+// its thread. Two programs with the same nonzero token differ at most in their kernels' Work
+// numbers (bytes, FLOPs, CTAs, not the tensors' names or scopes) and sm_cap. The program builder
+// gives a program built afresh a new token and keeps it when it only takes new numbers into the
+// same storage. A copy gets 0 (none): a copy may then be changed in any way.
+class ShapeToken {
+ public:
+  ShapeToken() = default;
+  ShapeToken(const ShapeToken&) {}
+  ShapeToken& operator=(const ShapeToken&) {
+    v_ = 0;
+    return *this;
+  }
+  ShapeToken(ShapeToken&& o) noexcept : v_(o.v_) { o.v_ = 0; }
+  ShapeToken& operator=(ShapeToken&& o) noexcept {
+    v_ = o.v_;
+    o.v_ = 0;
+    return *this;
+  }
+  static ShapeToken fresh();  // nonzero, unique in the process
+  std::uint64_t value() const { return v_; }
+
+ private:
+  std::uint64_t v_ = 0;
+};
+
 struct Program {
   std::vector<StreamSpec> streams;
   std::vector<std::string> events;
   std::vector<KernelSpec> kernels;
   std::vector<HostAction> actions;
   LaunchMode launch_mode = LaunchMode::eager;
+  ShapeToken shape;  // 0 unless the program builder set it (see ShapeToken)
 };
 
 // The same program with every kernel on one stream, in program order: event waits become
