@@ -1,6 +1,7 @@
 #include "sim/engine/engine.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -85,6 +86,21 @@ struct Skeleton {
 constexpr size_t kSkeletonsPerThread = 8;        // a sweep point's strategies, with room to spare
 thread_local std::vector<Skeleton> t_skeletons;  // most recently used last
 
+// Tokens whose program this thread has run: a set-up is kept only for a shape run before (a
+// sweep worker's strategies, point after point), not for every program (a single what-if runs
+// each of its programs once: keeping their set-ups would only hold memory).
+thread_local std::array<std::uint64_t, kSkeletonsPerThread> t_seen_tokens{};
+thread_local size_t t_seen_next = 0;
+
+// True if `token` was seen on this thread before; records it if not.
+bool seen_before(std::uint64_t token) {
+  for (const std::uint64_t t : t_seen_tokens)
+    if (t == token) return true;
+  t_seen_tokens[t_seen_next] = token;
+  t_seen_next = (t_seen_next + 1) % t_seen_tokens.size();
+  return false;
+}
+
 class Run {
  public:
   Run(const Hardware& hw, const Program& p, Observer* obs)
@@ -129,7 +145,7 @@ class Run {
   }
 
   ~Run() {
-    if (token_ == 0) return;
+    if (token_ == 0 || !seen_before(token_)) return;
     try {
       Skeleton sk;
       sk.token = token_;
