@@ -299,6 +299,7 @@ class Run {
   void mark_stream(int stream) {
     streams_[stream].dirty = true;
     streams_dirty_ = true;
+    last_marked_ = stream;
   }
 
   // True if the host's pending action, applied now, would move no stream: it queues behind a
@@ -334,7 +335,9 @@ class Run {
       pending_action_ = -1;
       apply(i);
       if (host_observed_) obs_->on_host_action(pending_start_, host_free_at_, i, p_.actions[i]);
-      for (auto& st : streams_) st.dirty = false;  // queued behind a waiting head
+      // Queued behind a waiting head. No stream was marked before (see the test above) and an
+      // action marks at most one.
+      if (streams_dirty_) streams_[static_cast<size_t>(last_marked_)].dirty = false;
       streams_dirty_ = false;
       // The next action: a block, or the end of the program, goes the main loop's way.
       if (action_ >= p_.actions.size() ||
@@ -1317,6 +1320,7 @@ class Run {
   size_t done_count_ = 0;
   std::int64_t enqueue_seq_ = 0;
   bool streams_dirty_ = false;
+  int last_marked_ = -1;  // the stream mark_stream() marked last
   bool capacity_freed_ = false;
   bool solver_has_base_ = false;  // the solver holds exactly the four GPU-wide capacities
   bool observed_ = false;         // someone reads the counters

@@ -9,7 +9,12 @@ Timeline::Timeline(const Program& p, bool counters, bool host) {
 }
 
 void Timeline::reset(const Program& p, bool counters, bool host) {
-  kernels_.assign(p.kernels.size(), KernelRecord{});
+  kernels_.resize(p.kernels.size());
+  for (auto& k : kernels_) {  // as new, keeping each step list's storage
+    k.enqueue_us = k.start_us = k.end_us = -1;
+    k.sms.clear();
+    k.traffic = {};
+  }
   stream_of_.resize(p.kernels.size());
   for (size_t k = 0; k < p.kernels.size(); ++k) stream_of_[k] = p.kernels[k].stream;
   host_.clear();

@@ -18,6 +18,10 @@ class SmSteps {
   bool empty() const { return n_ == 0; }
   const Step& front() const { return first_; }
   const Step& operator[](size_t i) const { return i == 0 ? first_ : rest_[i - 1]; }
+  void clear() {
+    rest_.clear();
+    n_ = 0;
+  }
   void emplace_back(double t_us, int sms) {
     if (n_ == 0)
       first_ = {t_us, sms};
@@ -32,6 +36,7 @@ class SmSteps {
   size_t n_ = 0;
 };
 
+// Timeline::reset() puts every field back to these defaults: keep the two together.
 struct KernelRecord {
   double enqueue_us = -1;
   double start_us = -1;
