@@ -206,7 +206,7 @@ namespace {
 // wait holds every later kernel of its stream.
 void check_kernel_order(const Strategy& s, const LayerStrategy& l, const std::string& key,
                         const std::string& op, const LayerBuilder& b, LayerType type) {
-  const auto deps = b.kernel_deps(type, op);
+  const auto& deps = b.kernel_deps(type, op);
   if (deps.empty()) return;
   const auto names = b.kernel_names(type, op);
   const auto placed = [&](const std::string& k) -> const Placement* {

@@ -46,6 +46,11 @@ struct LayerPlan {
 class LayerBuilder {
  public:
   LayerBuilder(const ModelConfig& model, const HwProfile& hw, const Workload& w);
+  // Not copyable: its look-up tables point into its own memo (a move keeps the memo's nodes).
+  LayerBuilder(const LayerBuilder&) = delete;
+  LayerBuilder& operator=(const LayerBuilder&) = delete;
+  LayerBuilder(LayerBuilder&&) = default;
+  LayerBuilder& operator=(LayerBuilder&&) = default;
 
   // v3: dense or moe; v4: swa (window only), csa (ratio 4), hca (ratio 128).
   LayerType layer_type(int layer) const;
@@ -60,8 +65,9 @@ class LayerBuilder {
   std::vector<std::string> kernel_names(LayerType type, const std::string& op) const;
   // (producer, consumer) kernel pairs inside an op of a layer type: what a placement on side
   // streams must keep in order (check_strategy).
-  std::vector<std::pair<std::string, std::string>> kernel_deps(LayerType type,
-                                                               const std::string& op) const;
+  // Valid as long as the builder lives.
+  const std::vector<std::pair<std::string, std::string>>& kernel_deps(LayerType type,
+                                                                      const std::string& op) const;
 
   LayerPlan build(int layer, const MicroBatch& mb, const std::string& mb_name) const;
   // The same, memoized per kind of layer (layers of one type share the plan; their tensors are
@@ -96,6 +102,8 @@ class LayerBuilder {
     const LayerPlan* plan;
   };
   mutable std::vector<RecentPlan> recent_;  // memo_ entries, looked up without their key
+  // Per layer type, the memo_ entry sample_op() reads (with the caches on).
+  mutable std::vector<std::pair<LayerType, const LayerPlan*>> samples_;
   mutable std::deque<LayerPlan> uncached_;  // plans made with the caches off
 };
 
