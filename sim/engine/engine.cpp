@@ -68,20 +68,21 @@ struct TensorRef {
   double bytes;
 };
 
-// What a run sets up from its program's shape alone (see ShapeToken): kept per thread after a
-// run of a program with a token, taken by the next run of a program with that token. The
-// structure check passed for it; the tracker has interned its tensors (its state is reset when
-// taken); the tensors' bytes and the kernel models come from the numbers, made again every run.
+// What a run sets up from its program's shape alone (see ShapeToken): the run's own, kept per
+// thread after a run of a program with a token and taken whole by the next run of a program
+// with that token. The structure check passed for it; the tracker has interned its tensors (its
+// state is reset when taken); the tensors' bytes and the kernel models come from the numbers,
+// made again every run.
 struct Skeleton {
-  std::uint64_t token = 0;
+  std::uint64_t token = 0;         // the program's shape token (0: none, or the caches off)
   std::uint64_t l2_size_bits = 0;  // the tracker's L2 size
   bool ff = false;                 // last_use is set
   L2Tracker l2{0};
-  std::vector<int> class_of;
-  std::vector<int> model_from;
-  std::vector<TensorRef> tensors;
-  std::vector<std::pair<size_t, size_t>> tensors_begin;
-  std::vector<int> last_use;
+  std::vector<int> class_of;    // by kernel: its work class, -1 for none (or with the caches off)
+  std::vector<int> model_from;  // by kernel: the kernel whose model it copies; -1: makes its own
+  std::vector<TensorRef> tensors;                        // every kernel's: reads, then writes
+  std::vector<std::pair<size_t, size_t>> tensors_begin;  // per kernel: first, reads; + end
+  std::vector<int> last_use;  // by tensor id: the last kernel that names it (fast-forward)
 };
 constexpr size_t kSkeletonsPerThread = 8;        // a sweep point's strategies, with room to spare
 thread_local std::vector<Skeleton> t_skeletons;  // most recently used last
@@ -108,7 +109,6 @@ class Run {
         p_(p),
         obs_(obs ? obs : &null_),
         log_(obs_),
-        l2_(hw.l2_size_bytes),
         solver_(kNumShared),
         pool_(hw.sm_count, static_cast<int>(p.kernels.size())) {
     observed_ = obs != nullptr && obs->wants_counters();
@@ -119,14 +119,14 @@ class Run {
     // names: made from the class's first kernel. With the caches off every kernel makes its own,
     // and nothing is kept between runs.
     const bool classes = caches_enabled();
-    token_ = classes ? p.shape.value() : 0;
+    sh_.token = classes ? p.shape.value() : 0;
     if (!take_skeleton()) set_up_shape(classes);
     // The numbers: every run.
     models_.reserve(p.kernels.size());
     size_t i = 0;
     for (size_t k = 0; k < p.kernels.size(); ++k) {
       const KernelSpec& spec = p.kernels[k];
-      const int from = model_from_[k];
+      const int from = sh_.model_from[k];
       if (from < 0)
         models_.push_back(make_kernel_model(hw, spec, p.launch_mode));
       else
@@ -134,7 +134,7 @@ class Run {
       const auto& m = models_.back();
       pool_.set_share(static_cast<int>(k), m.share, m.occupancy);
       for (const auto* list : {&spec.work.reads, &spec.work.writes})
-        for (const auto& t : *list) tensors_[i++].bytes = t.bytes;
+        for (const auto& t : *list) sh_.tensors[i++].bytes = t.bytes;
     }
     kr_.resize(p.kernels.size());
     streams_.resize(p.streams.size());
@@ -145,20 +145,10 @@ class Run {
   }
 
   ~Run() {
-    if (token_ == 0 || !seen_before(token_)) return;
+    if (sh_.token == 0 || !seen_before(sh_.token)) return;
     try {
-      Skeleton sk;
-      sk.token = token_;
-      sk.l2_size_bits = bits(hw_.l2_size_bytes);
-      sk.ff = ff_;
-      sk.l2 = std::move(l2_);
-      sk.class_of = std::move(class_of_);
-      sk.model_from = std::move(model_from_);
-      sk.tensors = std::move(tensors_);
-      sk.tensors_begin = std::move(tensors_begin_);
-      sk.last_use = std::move(last_use_);
       if (t_skeletons.size() >= kSkeletonsPerThread) t_skeletons.erase(t_skeletons.begin());
-      t_skeletons.push_back(std::move(sk));
+      t_skeletons.push_back(std::move(sh_));
     } catch (...) {  // out of memory: the next run sets itself up
     }
   }
@@ -189,18 +179,13 @@ class Run {
  private:
   // The last run's set-up of a program with this shape, if this thread kept it.
   bool take_skeleton() {
-    if (token_ == 0) return false;
+    if (sh_.token == 0) return false;
     for (auto it = t_skeletons.begin(); it != t_skeletons.end(); ++it) {
-      if (it->token != token_ || it->ff != ff_ || it->l2_size_bits != bits(hw_.l2_size_bytes))
+      if (it->token != sh_.token || it->ff != ff_ || it->l2_size_bits != bits(hw_.l2_size_bytes))
         continue;
-      l2_ = std::move(it->l2);
-      class_of_ = std::move(it->class_of);
-      model_from_ = std::move(it->model_from);
-      tensors_ = std::move(it->tensors);
-      tensors_begin_ = std::move(it->tensors_begin);
-      last_use_ = std::move(it->last_use);
+      sh_ = std::move(*it);
       t_skeletons.erase(it);
-      l2_.reset_state();
+      sh_.l2.reset_state();
       return true;
     }
     return false;
@@ -212,47 +197,50 @@ class Run {
     const Program& p = p_;
     const std::string problem = check_program(p);
     if (!problem.empty()) throw std::invalid_argument(problem);
-    tensors_begin_.reserve(p.kernels.size() + 1);
+    sh_.l2 = L2Tracker(hw_.l2_size_bytes);
+    sh_.l2_size_bits = bits(hw_.l2_size_bytes);
+    sh_.ff = ff_;
+    sh_.tensors_begin.reserve(p.kernels.size() + 1);
     size_t accesses = 0;
     for (const auto& k : p.kernels) accesses += k.work.reads.size() + k.work.writes.size();
-    tensors_.reserve(accesses);
-    l2_.reserve(accesses);
+    sh_.tensors.reserve(accesses);
+    sh_.l2.reserve(accesses);
     struct ClassFirst {
       int kernel = -1;
-      size_t tensors = 0;  // where its tensors begin in tensors_
+      size_t tensors = 0;  // where its tensors begin in sh_.tensors
     };
     std::vector<ClassFirst> first;
-    class_of_.reserve(p.kernels.size());
-    model_from_.reserve(p.kernels.size());
+    sh_.class_of.reserve(p.kernels.size());
+    sh_.model_from.reserve(p.kernels.size());
     for (const auto& k : p.kernels) {
       const int cls = classes ? k.work_class : -1;
-      class_of_.push_back(cls);
+      sh_.class_of.push_back(cls);
       if (cls >= 0 && static_cast<size_t>(cls) >= first.size())
         first.resize(static_cast<size_t>(cls) + 1);
       const bool seen = cls >= 0 && first[static_cast<size_t>(cls)].kernel >= 0;
-      const size_t begin = tensors_.size();
+      const size_t begin = sh_.tensors.size();
       if (seen) {
         const ClassFirst& f = first[static_cast<size_t>(cls)];
-        model_from_.push_back(f.kernel);
+        sh_.model_from.push_back(f.kernel);
         size_t i = f.tensors;
         for (const auto* list : {&k.work.reads, &k.work.writes})
           for (const auto& t : *list)
-            tensors_.push_back({l2_.intern(l2_.name_of(tensors_[i++].id), t.scope), 0});
+            sh_.tensors.push_back({sh_.l2.intern(sh_.l2.name_of(sh_.tensors[i++].id), t.scope), 0});
       } else {
-        model_from_.push_back(-1);
+        sh_.model_from.push_back(-1);
         for (const auto* list : {&k.work.reads, &k.work.writes})
-          for (const auto& t : *list) tensors_.push_back({l2_.intern(t.tensor, t.scope), 0});
+          for (const auto& t : *list) sh_.tensors.push_back({sh_.l2.intern(t.tensor, t.scope), 0});
         if (cls >= 0)
-          first[static_cast<size_t>(cls)] = {static_cast<int>(model_from_.size()) - 1, begin};
+          first[static_cast<size_t>(cls)] = {static_cast<int>(sh_.model_from.size()) - 1, begin};
       }
-      tensors_begin_.push_back({begin, k.work.reads.size()});
+      sh_.tensors_begin.push_back({begin, k.work.reads.size()});
     }
-    tensors_begin_.push_back({tensors_.size(), 0});
+    sh_.tensors_begin.push_back({sh_.tensors.size(), 0});
     if (ff_) {
-      last_use_.assign(l2_.size(), -1);
-      for (size_t k = 0; k + 1 < tensors_begin_.size(); ++k)
+      sh_.last_use.assign(sh_.l2.size(), -1);
+      for (size_t k = 0; k + 1 < sh_.tensors_begin.size(); ++k)
         for (const auto& t : all_tensors(static_cast<int>(k)))
-          last_use_[t.id] = static_cast<int>(k);
+          sh_.last_use[t.id] = static_cast<int>(k);
     }
   }
 
@@ -603,10 +591,10 @@ class Run {
     if (r.spinning) spinners_.push_back(k);
     r.usage = {m.hbm_bytes, m.l2_bytes, m.link_bytes[0], m.link_bytes[1]};
     for (const auto& [id, bytes] : reads(k)) {
-      const double hit = l2_.resident_fraction(id, bytes) * bytes;
+      const double hit = sh_.l2.resident_fraction(id, bytes) * bytes;
       r.usage[kL2] += hit;
       r.usage[kHbm] += bytes - hit;
-      l2_.begin_read(id);
+      sh_.l2.begin_read(id);
     }
     running_.push_back(k);
     obs_->on_kernel_start(t_, k, r.sms, KernelTraffic{r.usage[kHbm], r.usage[kL2]});
@@ -621,10 +609,10 @@ class Run {
       capacity_freed_ = true;
     }
     for (const auto& [id, bytes] : reads(k)) {
-      l2_.end_read(id);
-      l2_.touch(id);
+      sh_.l2.end_read(id);
+      sh_.l2.touch(id);
     }
-    for (const auto& [id, bytes] : writes(k)) l2_.touch(id);
+    for (const auto& [id, bytes] : writes(k)) sh_.l2.touch(id);
     ++done_count_;
     gpu_end_ = std::max(gpu_end_, t_);
     obs_->on_kernel_end(t_, k);
@@ -770,7 +758,7 @@ class Run {
       dram += r.rate * dt * r.usage[kHbm];
       r.remaining -= r.rate * dt;
     }
-    l2_.add_traffic(dram);
+    sh_.l2.add_traffic(dram);
     gpu_t_ = t_;
     ends_dirty_ = true;
   }
@@ -805,7 +793,7 @@ class Run {
         r.remaining -= r.rate * dt;
       }
     }
-    l2_.add_traffic(dram);
+    sh_.l2.add_traffic(dram);
     t_ = next;
     gpu_t_ = next;
     ends_dirty_ = true;
@@ -846,13 +834,13 @@ class Run {
 
   // A kernel's named tensors (TensorRef): reads then writes.
   std::span<const TensorRef> reads(int k) const {
-    const auto [begin, n] = tensors_begin_[static_cast<size_t>(k)];
-    return {tensors_.data() + begin, n};
+    const auto [begin, n] = sh_.tensors_begin[static_cast<size_t>(k)];
+    return {sh_.tensors.data() + begin, n};
   }
   std::span<const TensorRef> writes(int k) const {
-    const auto [begin, n] = tensors_begin_[static_cast<size_t>(k)];
-    const size_t end = tensors_begin_[static_cast<size_t>(k) + 1].first;
-    return {tensors_.data() + begin + n, end - begin - n};
+    const auto [begin, n] = sh_.tensors_begin[static_cast<size_t>(k)];
+    const size_t end = sh_.tensors_begin[static_cast<size_t>(k) + 1].first;
+    return {sh_.tensors.data() + begin + n, end - begin - n};
   }
 
   // ---- steady-state fast-forward ---------------------------------------------------------------
@@ -945,7 +933,7 @@ class Run {
   // and which of its tensors are layer-scoped. Equal content gives equal signatures; the content
   // part is hashed once per work class (whose kernels share it).
   std::uint64_t signature(int k) {
-    const int cls = class_of_[static_cast<size_t>(k)];
+    const int cls = sh_.class_of[static_cast<size_t>(k)];
     std::uint64_t content;
     if (cls < 0) {
       content = content_hash(k);
@@ -960,7 +948,8 @@ class Run {
     std::uint64_t h = mix(content, static_cast<std::uint64_t>(s.stream));
     h = mix(h, s.spin_on_event >= 0 ? 1 : 2);  // events are per layer: the record shift checks them
     std::uint64_t scoped = 1;
-    for (const auto& t : all_tensors(k)) scoped = scoped * 2 + (l2_.scope_of(t.id) == -1 ? 0 : 1);
+    for (const auto& t : all_tensors(k))
+      scoped = scoped * 2 + (sh_.l2.scope_of(t.id) == -1 ? 0 : 1);
     return mix(h, scoped);
   }
   std::uint64_t content_hash(int k) const {
@@ -970,10 +959,10 @@ class Run {
                      m.hbm_bytes, m.l2_bytes, m.link_bytes[0], m.link_bytes[1]})
       h = mix(h, bits(d));
     h = mix(h, static_cast<std::uint64_t>(m.grid) * 31 + static_cast<std::uint64_t>(m.given));
-    const auto [begin, n] = tensors_begin_[static_cast<size_t>(k)];
+    const auto [begin, n] = sh_.tensors_begin[static_cast<size_t>(k)];
     h = mix(h, n);
     for (const auto& t : all_tensors(k)) {
-      h = mix(h, static_cast<std::uint64_t>(l2_.name_of(t.id)));
+      h = mix(h, static_cast<std::uint64_t>(sh_.l2.name_of(t.id)));
       h = mix(h, bits(t.bytes));
     }
     return h;
@@ -1007,8 +996,8 @@ class Run {
     for (int k = lo; k < lo + K && D == 0; ++k) {
       const auto a = all_tensors(k), b = all_tensors(k + K);
       for (size_t i = 0; i < a.size() && i < b.size(); ++i)
-        if (l2_.scope_of(a[i].id) != -1 && l2_.scope_of(b[i].id) != -1) {
-          D = l2_.scope_of(b[i].id) - l2_.scope_of(a[i].id);
+        if (sh_.l2.scope_of(a[i].id) != -1 && sh_.l2.scope_of(b[i].id) != -1) {
+          D = sh_.l2.scope_of(b[i].id) - sh_.l2.scope_of(a[i].id);
           break;
         }
     }
@@ -1033,16 +1022,16 @@ class Run {
   }
 
   std::span<const TensorRef> all_tensors(int k) const {
-    const size_t begin = tensors_begin_[static_cast<size_t>(k)].first;
-    const size_t end = tensors_begin_[static_cast<size_t>(k) + 1].first;
-    return {tensors_.data() + begin, end - begin};
+    const size_t begin = sh_.tensors_begin[static_cast<size_t>(k)].first;
+    const size_t end = sh_.tensors_begin[static_cast<size_t>(k) + 1].first;
+    return {sh_.tensors.data() + begin, end - begin};
   }
 
   void snapshot(int anchor, FfSnapshot& s) {
     s.anchor = anchor;
     s.t = t_;
     s.steps = result_.steps;
-    s.streamed = l2_.streamed_bytes();
+    s.streamed = sh_.l2.streamed_bytes();
     s.fired = records_fired_;
     s.done = done_count_;
     s.heads.resize(streams_.size());
@@ -1056,10 +1045,10 @@ class Run {
     s.groups = pool_.groups();
     s.tensors.clear();
     const int lo = lowest_live_kernel();
-    for (int id : l2_.live_tensors())
-      if (last_use_[id] >= lo)
+    for (int id : sh_.l2.live_tensors())
+      if (sh_.last_use[id] >= lo)
         s.tensors.push_back(
-            {id, l2_.name_of(id), l2_.scope_of(id), l2_.readers(id), l2_.since(id)});
+            {id, sh_.l2.name_of(id), sh_.l2.scope_of(id), sh_.l2.readers(id), sh_.l2.since(id)});
     std::sort(s.tensors.begin(), s.tensors.end());
     s.rates_dirty = rates_dirty_;
     s.solver_has_base = solver_has_base_;
@@ -1126,21 +1115,23 @@ class Run {
     if (c >= 0) return c == 1;
     const int a = k - ff_period_;
     // Kernels of one work class share their model, tensor names and bytes (see KernelSpec).
-    const bool one_class = a >= 0 && class_of_[static_cast<size_t>(a)] >= 0 &&
-                           class_of_[static_cast<size_t>(a)] == class_of_[static_cast<size_t>(k)];
+    const bool one_class =
+        a >= 0 && sh_.class_of[static_cast<size_t>(a)] >= 0 &&
+        sh_.class_of[static_cast<size_t>(a)] == sh_.class_of[static_cast<size_t>(k)];
     bool same = a >= 0 && p_.kernels[a].stream == p_.kernels[k].stream &&
                 (p_.kernels[a].spin_on_event >= 0) == (p_.kernels[k].spin_on_event >= 0) &&
                 (one_class || same_model(models_[a], models_[k])) &&
-                tensors_begin_[a].second == tensors_begin_[k].second;
+                sh_.tensors_begin[a].second == sh_.tensors_begin[k].second;
     if (same) {
       const auto x = all_tensors(a), y = all_tensors(k);
       same = x.size() == y.size();
       for (size_t i = 0; same && i < x.size(); ++i) {
-        const int s = l2_.scope_of(x[i].id);
-        same = (one_class ||
-                (l2_.name_of(x[i].id) == l2_.name_of(y[i].id) && x[i].bytes == y[i].bytes)) &&
-               (s == -1 ? y[i].id == x[i].id
-                        : l2_.scope_of(y[i].id) == s + ff_scope_step_ && s + ff_scope_step_ != -1);
+        const int s = sh_.l2.scope_of(x[i].id);
+        same =
+            (one_class ||
+             (sh_.l2.name_of(x[i].id) == sh_.l2.name_of(y[i].id) && x[i].bytes == y[i].bytes)) &&
+            (s == -1 ? y[i].id == x[i].id
+                     : sh_.l2.scope_of(y[i].id) == s + ff_scope_step_ && s + ff_scope_step_ != -1);
       }
     }
     c = same ? 1 : 0;
@@ -1221,7 +1212,7 @@ class Run {
       return 0;
     // The live tensors' images m periods on must exist.
     for (const FfTensor& t : b.tensors)
-      if (t.scope != -1 && l2_.find(t.name, t.scope + static_cast<int>(m) * ff_scope_step_) < 0)
+      if (t.scope != -1 && sh_.l2.find(t.name, t.scope + static_cast<int>(m) * ff_scope_step_) < 0)
         return 0;
 
     const double dt = static_cast<double>(m) * (b.t - a.t);
@@ -1236,12 +1227,13 @@ class Run {
     gpu_end_ += dt;
     done_count_ += static_cast<size_t>(m) * (b.done - a.done);
     records_fired_ += m * R;
-    l2_.advance_streamed(m * (b.streamed - a.streamed));
-    for (const FfTensor& t : b.tensors) l2_.set_state(t.id, 0, L2Tracker::kNever);
+    sh_.l2.advance_streamed(m * (b.streamed - a.streamed));
+    for (const FfTensor& t : b.tensors) sh_.l2.set_state(t.id, 0, L2Tracker::kNever);
     for (const FfTensor& t : b.tensors) {
-      const int id =
-          t.scope == -1 ? t.id : l2_.find(t.name, t.scope + static_cast<int>(m) * ff_scope_step_);
-      l2_.set_state(id, t.readers, t.since);
+      const int id = t.scope == -1
+                         ? t.id
+                         : sh_.l2.find(t.name, t.scope + static_cast<int>(m) * ff_scope_step_);
+      sh_.l2.set_state(id, t.readers, t.since);
     }
     for (size_t s = 0; s < streams_.size(); ++s) {
       StreamRun& st = streams_[s];
@@ -1280,7 +1272,7 @@ class Run {
   Observer null_;
   Observer* obs_;
   ObserverLog log_;  // obs_ while the fast-forward is on
-  L2Tracker l2_;
+  Skeleton sh_;      // what depends on the program's shape alone
   ShareSolver solver_;
   SmPool pool_;
   std::vector<double> base_capacity_;
@@ -1288,11 +1280,6 @@ class Run {
   std::vector<double> usage_;     // scratch
   std::vector<int> shared_groups_;
   std::vector<KernelModel> models_;
-  std::uint64_t token_ = 0;      // the program's shape token (0: none, or the caches off)
-  std::vector<int> class_of_;    // by kernel: its work class, -1 for none (or with the caches off)
-  std::vector<int> model_from_;  // by kernel: the kernel whose model it copies; -1: makes its own
-  std::vector<TensorRef> tensors_;
-  std::vector<std::pair<size_t, size_t>> tensors_begin_;  // per kernel: first, reads; + end
   std::vector<KernelRun> kr_;
   std::vector<StreamRun> streams_;
   std::vector<Record> records_;
@@ -1330,7 +1317,6 @@ class Run {
   RunResult result_;
   // fast-forward (see steady_state())
   bool ff_ = false;
-  std::vector<int> last_use_;  // by L2 tensor id: the last kernel that reads or writes it
   std::int64_t records_fired_ = 0;
   int ff_period_ = 0;      // K: kernels per period; 0 while none is known
   int ff_scope_step_ = 0;  // D: layer scopes per period

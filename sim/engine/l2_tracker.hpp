@@ -73,7 +73,7 @@ class L2Tracker {
     }
   }
   // One interned tensor: its name and scope, and the state that decides its residency.
-  struct Tensor {
+  struct Tensor {  // reset_state() puts last_touch, readers and listed back to these defaults
     std::int64_t last_touch = kNever;  // streamed_bytes_ at the last touch, or kNever
     int readers = 0;
     int name = 0;
