@@ -146,16 +146,9 @@ std::vector<std::string> LayerBuilder::canonical_ops(LayerType type) const {
 // dependencies do not depend on the batch; the whole batch's plan is the one a run without
 // micro-batches builds anyway, so checking a strategy costs no layer of its own).
 const OpPlan* LayerBuilder::sample_op(LayerType type, const std::string& op) const {
-  // check_strategy asks for every op of every type: the plan is looked up once per type.
-  const bool cached = caches_enabled();
-  if (cached)
-    for (const auto& [t, p] : samples_)
-      if (t == type) return p->find(op);
   for (int l = 0; l < m_.layers; ++l) {
     if (layer_type(l) != type) continue;
-    const LayerPlan& p = plan(l, whole_batch(w_), "A");
-    if (cached) samples_.emplace_back(type, &p);
-    return p.find(op);
+    return plan(l, whole_batch(w_), "A").find(op);
   }
   return nullptr;
 }

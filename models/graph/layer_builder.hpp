@@ -102,8 +102,6 @@ class LayerBuilder {
     const LayerPlan* plan;
   };
   mutable std::vector<RecentPlan> recent_;  // memo_ entries, looked up without their key
-  // Per layer type, the memo_ entry sample_op() reads (with the caches on).
-  mutable std::vector<std::pair<LayerType, const LayerPlan*>> samples_;
   mutable std::deque<LayerPlan> uncached_;  // plans made with the caches off
 };
 
