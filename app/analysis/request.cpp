@@ -1,5 +1,9 @@
 #include "app/analysis/request.hpp"
 
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+
 #include "sim/core/error.hpp"
 
 namespace ovs {
@@ -21,6 +25,51 @@ void RequestSource::fail(const std::string& name, const std::string& message) co
   throw InputError(file, line == lines.end() ? 0 : line->second, field(name), message);
 }
 
+namespace {
+
+// A number from its whole text, or nothing.
+std::optional<double> number_of(const std::string& s) {
+  try {
+    size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used == s.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void apply_memory_words(const MemoryWords& asked, const RequestSource& from, Workload& w) {
+  if (asked.mem_fraction_static != "auto") {
+    const auto f = number_of(asked.mem_fraction_static);
+    if (!f || !(*f > 0 && *f < 1))
+      from.fail("mem_fraction_static",
+                "expected auto or a fraction in (0, 1) (the share of GPU memory for weights and "
+                "the KV pool), got '" +
+                    asked.mem_fraction_static + "'");
+    w.mem_fraction_static = *f;
+  }
+  const std::string& k = asked.kv_cache_dtype;
+  if (k == "bf16")
+    w.kv_cache_dtype = Dtype::bf16;
+  else if (k == "fp8_e4m3")
+    w.kv_cache_dtype = Dtype::fp8;
+  else if (k != "auto")
+    from.fail("kv_cache_dtype",
+              "expected auto, bf16 or fp8_e4m3 (SGLang's spelling), got '" + k + "'");
+  if (asked.moe_dense_tp_size != "auto") {
+    const auto tp = number_of(asked.moe_dense_tp_size);
+    if (!tp || (*tp != 1 && *tp != double(w.ep)))
+      from.fail("moe_dense_tp_size",
+                "expected auto, 1 or the TP size (" + std::to_string(w.ep) +
+                    ", the EP size under DP attention): SGLang allows no other, got '" +
+                    asked.moe_dense_tp_size + "'");
+    // The TP size itself is SGLang's default (unset).
+    w.moe_dense_tp_size = *tp == 1 ? 1 : 0;
+  }
+}
+
 Workload resolve_workload(const WorkloadWords& asked, const RequestSource& from) {
   Workload w;
   if (asked.phase != "prefill" && asked.phase != "decode")
@@ -31,7 +80,26 @@ Workload resolve_workload(const WorkloadWords& asked, const RequestSource& from)
   w.ep = asked.ep;
   w.gpus_per_node = asked.gpus_per_node;
   w.redundant_experts = asked.redundant_experts;
-  w.imbalance = asked.imbalance;
+  if (asked.imbalance != "auto") {
+    double v = 0;
+    try {
+      size_t used = 0;
+      v = std::stod(asked.imbalance, &used);
+      if (used != asked.imbalance.size()) v = 0;
+    } catch (const std::exception&) {
+      v = 0;
+    }
+    if (!(v >= 1.0) || !std::isfinite(v))
+      from.fail("imbalance",
+                "expected auto or a number >= 1 (the hottest rank's load over the mean), got '" +
+                    asked.imbalance + "'");
+    w.imbalance = v;
+  }
+  if (asked.attention_backend != "auto") w.attention_backend = asked.attention_backend;
+  if (asked.placement == "balanced")
+    w.placement = ExpertPlacement::balanced;
+  else if (asked.placement != "eplb")
+    from.fail("placement", "expected eplb or balanced, got '" + asked.placement + "'");
   w.decode_q_len = asked.decode_q_len;
   const std::string& g = asked.cuda_graphs;
   if (g == "on" || g == "true")
@@ -47,6 +115,7 @@ Workload resolve_workload(const WorkloadWords& asked, const RequestSource& from)
     w.deepep_mode = DeepepMode::low_latency;
   else if (d != "auto")
     from.fail("deepep_mode", "expected normal, low_latency or auto, got '" + d + "'");
+  apply_memory_words(asked.memory, from, w);
   return resolve_workload(w, from);
 }
 

@@ -32,6 +32,15 @@ struct RequestSource {
   [[noreturn]] void fail(const std::string& name, const std::string& message) const;
 };
 
+// SGLang's memory flags in the user's words (models/memory/): --mem-fraction-static (auto or a
+// number in (0, 1)), --kv-cache-dtype (auto, bf16, fp8_e4m3), --moe-dense-tp-size (auto, 1 or
+// the EP size: SGLang allows only 1 or its TP size).
+struct MemoryWords {
+  std::string mem_fraction_static = "auto";
+  std::string kv_cache_dtype = "auto";
+  std::string moe_dense_tp_size = "auto";
+};
+
 // A workload in the user's words.
 struct WorkloadWords {
   std::string phase = "decode";  // prefill | decode
@@ -40,10 +49,16 @@ struct WorkloadWords {
   int ep = 0;
   int gpus_per_node = 0;  // 0: auto
   int redundant_experts = 0;
-  double imbalance = 1.15;
+  // The hottest rank's expert load over the mean: "auto" (from the routing statistics and the
+  // placement) or a number >= 1.
+  std::string imbalance = "auto";
+  std::string placement = "eplb";  // eplb | balanced
+  // SGLang's --attention-backend; "auto": the one SGLang picks for the phase on the GPU.
+  std::string attention_backend = "auto";
   std::string cuda_graphs = "auto";  // on | off | auto (or true | false)
   std::string deepep_mode = "auto";  // normal | low_latency | auto
   int decode_q_len = 1;
+  MemoryWords memory;
 };
 
 // The workload the words ask for. Its deepep_mode is set only when the user gave one (a
@@ -52,6 +67,9 @@ struct WorkloadWords {
 Workload resolve_workload(const WorkloadWords& asked, const RequestSource& from);
 // The same rules for a workload already in types (the planner's grid, a test).
 Workload resolve_workload(Workload asked, const RequestSource& from);
+// SGLang's memory flags onto `w` (whose EP is set), checked as SGLang checks them; InputError
+// naming the flag or field.
+void apply_memory_words(const MemoryWords& asked, const RequestSource& from, Workload& w);
 
 // The rule between DeepEP normal mode and CUDA graphs, for a workload whose mode is settled:
 // false when CUDA graphs were asked on under normal mode (the caller names whose request it was);

@@ -77,8 +77,10 @@ void add_search_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--redundant-experts", o->workload.redundant_experts,
                   "Extra physical expert copies (SGLang --ep-num-redundant-experts)")
       ->check(flags::whole_int(0));
-  cmd->add_option("--imbalance", o->workload.imbalance, "Hottest rank's expert load over the mean")
-      ->check(flags::real(1, std::numeric_limits<double>::infinity()));
+  cmd->add_option("--imbalance", o->workload.imbalance,
+                  "Hottest rank's expert load over the mean: auto (routing statistics) or >= 1");
+  cmd->add_option("--placement", o->workload.placement, "Expert placement: eplb or balanced")
+      ->check(flags::one_of({"eplb", "balanced"}));
   cmd->add_option("--deepep-mode", o->workload.deepep_mode,
                   "normal, low_latency or auto (search both)")
       ->check(flags::one_of({"normal", "low_latency", "auto"}));

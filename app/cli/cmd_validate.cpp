@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "app/analysis/breakdown_validation.hpp"
 #include "app/cli/commands.hpp"
 #include "calibrate/fit/bench_validation.hpp"
 #include "calibrate/fit/trace_validation.hpp"
@@ -84,6 +85,15 @@ int run_validate(const ValidateOptions& o, CliContext& ctx) {
   if (is_trace(o.data)) return run_validate_trace(o, ctx);
   if (!o.program.empty())
     throw flag_error("--program", "only a trace (.json) is replayed as a program");
+  if (is_breakdown_csv(o.data)) {
+    // Each row names its own GPU and setting: --hw does not apply.
+    const BreakdownValidation v = validate_breakdown(o.data);
+    if (o.json)
+      ctx.out << breakdown_validation_json(v).dump(2) << "\n";
+    else
+      write_breakdown_validation(ctx.out, v);
+    return 0;
+  }
   const HwProfile hw = load_hw_profile(o.hw);
   const MeasurementSet set = load_measurements(o.data, hw, SelectOptions{o.all_versions});
   const ValidationReport r = validate(hw, set);

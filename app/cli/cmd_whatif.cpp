@@ -6,6 +6,7 @@
 #include "app/analysis/whatif.hpp"
 #include "app/cli/commands.hpp"
 #include "app/cli/flag_checks.hpp"
+#include "app/cli/memory_flags.hpp"
 #include "app/cli/trace_file.hpp"
 #include "sim/core/caches.hpp"
 #include "sim/engine/fast_forward.hpp"
@@ -94,9 +95,18 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
       ->capture_default_str()
       ->check(flags::whole_int(0));
   cmd->add_option("--imbalance", o->workload.imbalance,
-                  "Hottest rank's expert load over the mean (EPLB)")
-      ->capture_default_str()
-      ->check(flags::real(1, std::numeric_limits<double>::infinity()));
+                  "Hottest rank's expert load over the mean: auto (from the routing statistics, "
+                  "the EP size and --placement) or a number >= 1")
+      ->capture_default_str();
+  cmd->add_option("--placement", o->workload.placement,
+                  "Expert placement: eplb (SGLang's EPLB placement, its default) or balanced (a "
+                  "perfect placement, SGLang's simulated perfect EPLB)")
+      ->check(flags::one_of({"eplb", "balanced"}))
+      ->capture_default_str();
+  cmd->add_option("--attention-backend", o->workload.attention_backend,
+                  "SGLang's MLA attention backend: fa3, flashmla, flashinfer, triton (those the "
+                  "GPU's profile lists), or auto (what SGLang picks for the phase on the GPU)")
+      ->capture_default_str();
   cmd->add_option("--cuda-graphs", o->workload.cuda_graphs, "on, off, or auto (on for decode)")
       ->check(flags::one_of({"on", "off", "auto"}))
       ->capture_default_str();
@@ -107,6 +117,7 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--decode-q-len", o->workload.decode_q_len,
                   "Query tokens per request per decode step (2 with MTP)")
       ->check(flags::whole_int(1));
+  add_memory_flags(cmd, o->workload.memory);
   cmd->add_option("--strategy", o->strategy,
                   "Strategy name in strategies/<model family>/ or a YAML path")
       ->required();

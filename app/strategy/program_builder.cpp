@@ -522,11 +522,13 @@ class Builder {
       wait(ev(so.layer, m, base, "_input"), kDeepep);
       if (dispatch) {
         launch_role("layout", kDeepep);
+        launch_role("barrier", kDeepep);
         launch_role("notify", kDeepep);
         record(ev(so.layer, m, "counts"), kDeepep);
         block(ev(so.layer, m, "counts"));
         launch_role("dispatch", kDeepep);
       } else {
+        launch_role("barrier", kDeepep);
         launch_role("notify", kDeepep);
         launch_role("combine", kDeepep);
       }

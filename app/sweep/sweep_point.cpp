@@ -55,13 +55,14 @@ Workload workload_of(const std::map<std::string, std::string>& p, const RequestS
       p.at("gpus_per_node") == "auto" ? 0 : static_cast<int>(integer("gpus_per_node"));
   words.redundant_experts = static_cast<int>(integer("redundant_experts"));
   words.decode_q_len = static_cast<int>(integer("decode_q_len"));
-  try {
-    words.imbalance = std::stod(p.at("imbalance"));
-  } catch (const std::exception&) {
-    from.fail("imbalance", "expected a number, got '" + p.at("imbalance") + "'");
-  }
+  words.imbalance = p.at("imbalance");
+  words.placement = p.at("placement");
+  words.attention_backend = p.at("attention_backend");
   words.cuda_graphs = p.at("cuda_graphs");
   words.deepep_mode = p.at("deepep_mode");
+  words.memory.mem_fraction_static = p.at("mem_fraction_static");
+  words.memory.kv_cache_dtype = p.at("kv_cache_dtype");
+  words.memory.moe_dense_tp_size = p.at("moe_dense_tp_size");
   return resolve_workload(words, from);
 }
 
@@ -98,7 +99,11 @@ const std::vector<std::string>& output_columns() {
                                "baseline_memory_gb",
                                "overlapped_memory_gb",
                                "baseline_fits",
-                               "overlapped_fits"};
+                               "overlapped_fits",
+                               "baseline_fits_limited_by",
+                               "overlapped_fits_limited_by",
+                               "baseline_memory_tight",
+                               "overlapped_memory_tight"};
     for (const DegradationCause cause : kDegradationCauses) c.push_back(cause_column(cause));
     c.push_back("verdict");
     c.push_back("error");
@@ -202,6 +207,10 @@ std::string PointEvaluator::rows(long long index) {
       row += "," + num(b.memory.total_bytes / units::kBytesPerGB) + "," +
              num(o.memory.total_bytes / units::kBytesPerGB);
       row += std::string(",") + (b.fits() ? "true" : "false") + "," + (o.fits() ? "true" : "false");
+      row += std::string(",") + memory_limit_name(b.memory.limited_by) + "," +
+             memory_limit_name(o.memory.limited_by);
+      row += std::string(",") + (b.memory.tight ? "true" : "false") + "," +
+             (o.memory.tight ? "true" : "false");
       for (const DegradationCause cause : kDegradationCauses)
         row += "," + num(deg.count(cause) ? deg.at(cause) : 0.0);
       row += "," + csv_field(r.verdict) + ",\n";

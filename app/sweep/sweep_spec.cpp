@@ -13,10 +13,12 @@
 namespace ovs {
 
 const std::vector<std::string>& whatif_fields() {
-  static const std::vector<std::string> f{"model",          "hw",           "phase",
-                                          "tokens_per_gpu", "context",      "ep",
-                                          "gpus_per_node",  "imbalance",    "cuda_graphs",
-                                          "deepep_mode",    "decode_q_len", "redundant_experts"};
+  static const std::vector<std::string> f{
+      "model", "hw", "phase", "tokens_per_gpu", "context", "ep", "gpus_per_node", "imbalance",
+      "cuda_graphs", "deepep_mode", "decode_q_len", "redundant_experts", "placement",
+      "attention_backend",
+      // SGLang's memory flags (models/memory/)
+      "mem_fraction_static", "kv_cache_dtype", "moe_dense_tp_size"};
   return f;
 }
 
@@ -44,8 +46,20 @@ std::string field_value(const std::string& field, const yaml::Value& v) {
   if (field == "redundant_experts") return std::to_string(v.integer(0));
   if (kIntegerFields.count(field)) return std::to_string(v.integer(1));
   if (field == "imbalance") {
+    if (v.is_scalar() && v.raw().Scalar() == "auto") return "auto";
     v.number({1, std::numeric_limits<double>::infinity(), false});
     return v.str();
+  }
+  if (field == "placement") return v.choice({"eplb", "balanced"});
+  if (field == "mem_fraction_static") {
+    if (v.is_scalar() && v.raw().Scalar() == "auto") return "auto";
+    if (v.number({0, 1, true}) >= 1) v.fail("must be below 1 (a share of GPU memory), or auto");
+    return v.str();
+  }
+  if (field == "kv_cache_dtype") return v.choice({"auto", "bf16", "fp8_e4m3"});
+  if (field == "moe_dense_tp_size") {
+    if (v.is_scalar() && v.raw().Scalar() == "auto") return "auto";
+    return std::to_string(v.integer(1));
   }
   if (field == "phase") return v.choice({"prefill", "decode"});
   if (field == "cuda_graphs") return v.choice({"on", "off", "auto", "true", "false"});
@@ -136,9 +150,11 @@ SweepSpec parse_sweep_spec(const yaml::Value& root) {
   s.name = m.required("name").str();
   if (auto d = m.optional("description")) d->str();
   // Defaults of the what-if command, so a spec need only name what it fixes.
-  s.base = {{"phase", "decode"},       {"gpus_per_node", "auto"}, {"imbalance", "1.15"},
-            {"cuda_graphs", "auto"},   {"deepep_mode", "auto"},   {"decode_q_len", "1"},
-            {"redundant_experts", "0"}};
+  s.base = {
+      {"phase", "decode"},        {"gpus_per_node", "auto"},    {"imbalance", "auto"},
+      {"cuda_graphs", "auto"},    {"deepep_mode", "auto"},      {"decode_q_len", "1"},
+      {"redundant_experts", "0"}, {"placement", "eplb"},        {"mem_fraction_static", "auto"},
+      {"kv_cache_dtype", "auto"}, {"moe_dense_tp_size", "auto"}, {"attention_backend", "auto"}};
   auto bv = m.required("base");
   if (!bv.is_map()) bv.fail("expected a map of what-if fields");
   std::set<std::string> seen;

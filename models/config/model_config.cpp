@@ -32,13 +32,27 @@ double real(const yaml::Map& m, const std::string& key) {
   return v.number(range);
 }
 
+// What SGLang's KV pool stores (sglang_flags_memory.md A.2 --kv-cache-dtype, B2, B3).
+void parse_kv_cache(const yaml::Value& v, bool v4, ModelConfig& c) {
+  yaml::Map k(v,
+              v4 ? std::vector<std::string>{"auto_dtype", "fp8_scale_bytes", "context_len",
+                                            "max_running_requests"}
+                 : std::vector<std::string>{"auto_dtype", "context_len", "max_running_requests"});
+  c.kv_auto_dtype =
+      k.required("auto_dtype").choice({"bf16", "fp8_e4m3"}) == "bf16" ? Dtype::bf16 : Dtype::fp8;
+  if (v4) c.kv_fp8_scale_bytes = whole(k, "fp8_scale_bytes");
+  c.kv_context_len = whole(k, "context_len", 1);
+  if (k.has("max_running_requests"))
+    c.kv_default_max_running_requests = whole(k, "max_running_requests", 1);
+}
+
 }  // namespace
 
 ModelConfig parse_model_config(const yaml::Value& root) {
   ModelConfig c;
   c.file = root.file();
   yaml::Map m(root, {"name", "family", "hidden", "layers", "dense_layers", "dense_inter", "vocab",
-                     "attention", "mhc", "moe", "weights", "mtp", "description"});
+                     "attention", "mhc", "moe", "weights", "mtp", "kv_cache", "description"});
   c.name = m.required("name").str();
   c.family = m.required("family").choice({"v3", "v4"}) == "v4" ? ModelFamily::v4 : ModelFamily::v3;
   c.hidden = whole(m, "hidden", 1);
@@ -100,7 +114,7 @@ ModelConfig parse_model_config(const yaml::Value& root) {
   }
   {
     yaml::Map e(m.required("moe"), {"routed_experts", "topk", "shared_experts", "inter", "groups",
-                                    "topk_groups", "hash_layers", "expert_dtype"});
+                                    "topk_groups", "hash_layers", "expert_dtype", "expert_load_cv"});
     c.routed_experts = whole(e, "routed_experts", 1);
     c.topk = whole(e, "topk", 1);
     c.shared_experts = whole(e, "shared_experts");
@@ -109,6 +123,8 @@ ModelConfig parse_model_config(const yaml::Value& root) {
     c.topk_groups = whole(e, "topk_groups", 1);
     c.hash_layers = whole(e, "hash_layers");
     c.expert_dtype = *parse_dtype(e.required("expert_dtype").choice({"bf16", "fp8", "fp4"}));
+    // Optional: a config without it spreads the ranks' loads by the batch's sampling only.
+    if (e.has("expert_load_cv")) c.expert_load_cv = real(e, "expert_load_cv");
     if (c.topk > c.routed_experts) e.required("topk").fail("more experts per token than experts");
     if (c.routed_experts % c.expert_groups != 0 || c.topk_groups > c.expert_groups)
       e.required("groups").fail("groups must divide the experts and be >= topk_groups");
@@ -124,6 +140,7 @@ ModelConfig parse_model_config(const yaml::Value& root) {
     c.expert_scale_bytes = whole(wt, "expert_scale_bytes");
     c.embedding_dtype = *parse_dtype(wt.required("embedding_dtype").choice({"bf16", "fp8", "fp4"}));
   }
+  parse_kv_cache(m.required("kv_cache"), v4, c);
   if (m.has("mtp")) {
     yaml::Map mtp(m.required("mtp"), {"acceptance_rate"});
     yaml::Map a(mtp.required("acceptance_rate"), {"value", "source", "note"});

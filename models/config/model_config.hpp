@@ -35,7 +35,15 @@ struct ModelConfig {
   int index_heads = 0;       // V4 (and V3.2)
   int index_head_dim = 0;
   int index_topk = 0;
-  double kv_bytes_per_token = 0;
+  double kv_bytes_per_token = 0;  // the cost model's KV entry (attention reads, KV writes)
+  // What SGLang's KV pool stores (attention.kv_cache; the memory model, models/memory/): the dtype
+  // --kv-cache-dtype auto resolves to (bf16 or fp8), V4's scale bytes per FP8 entry, the context
+  // length (max_position_embeddings: the request-to-token table's width) and SGLang's default
+  // max running requests for the model (0: SGLang's formula from the pool).
+  Dtype kv_auto_dtype = Dtype::bf16;
+  int kv_fp8_scale_bytes = 0;
+  int kv_context_len = 0;
+  int kv_default_max_running_requests = 0;
   std::vector<int> compress_ratios;  // V4, one per layer: 0 window only, 4 CSA, 128 HCA
   int hc_mult = 0;                   // V4 mHC
   int sinkhorn_iters = 0;
@@ -47,6 +55,9 @@ struct ModelConfig {
   int expert_groups = 1;
   int topk_groups = 1;
   int hash_layers = 0;
+  // Spread (coefficient of variation) of one physical expert's load in a batch under SGLang's
+  // EPLB placement: how uneven the ranks' loads are (models/cost/rank_spread.hpp).
+  double expert_load_cv = 0;
   Dtype expert_dtype = Dtype::fp8;
   // How the checkpoint stores its weights (the memory model, models/memory/): the linear layers
   // outside the routed experts in `weight_dtype` with one scale of `weight_scale_bytes` per

@@ -59,7 +59,8 @@ KernelCost attention_cost(const HwProfile& hw, const AttentionShape& s) {
   double key_bytes = 0;
   switch (s.kind) {
     case AttentionKind::mla_decode:
-      eff = p.mla_decode_efficiency;
+      eff = s.backend && s.backend->mla_decode_efficiency > 0 ? s.backend->mla_decode_efficiency
+                                                              : p.mla_decode_efficiency;
       keys_per_query = sk;
       key_bytes = b * sk * s.kv_bytes_per_token;  // the KV of each request once (MQA)
       break;
@@ -69,7 +70,8 @@ KernelCost attention_cost(const HwProfile& hw, const AttentionShape& s) {
       key_bytes = b * sq * double(s.topk) * s.kv_bytes_per_token;  // gathered per query token
       break;
     case AttentionKind::dense_prefill: {
-      eff = p.prefill_efficiency;
+      eff = s.backend && s.backend->prefill_efficiency > 0 ? s.backend->prefill_efficiency
+                                                           : p.prefill_efficiency;
       // Causal: query i of a chunk after a prefix attends prefix + i + 1 keys.
       const double prefix = std::max(0.0, sk - sq);
       keys_per_query = prefix + (sq + 1) / 2;

@@ -25,6 +25,9 @@ struct AttentionShape {
   std::int64_t topk = 0;             // sparse: entries attended per query token
   double kv_bytes_per_token = 1152;  // per key: BF16 576 x 2; FlashMLA FP8: 656
   std::string kv_tensor;             // named KV cache (L2 reuse)
+  // SGLang's attention backend (--attention-backend): its efficiencies where it gives them
+  // (dense MLA decode and MHA prefill), else the profile's. nullptr: the profile's.
+  const AttentionBackend* backend = nullptr;
 };
 
 KernelCost attention_cost(const HwProfile& hw, const AttentionShape& s);

@@ -6,8 +6,10 @@
 #include <stdexcept>
 
 #include "models/cost/memory_kernels.hpp"
+#include "models/cost/rank_spread.hpp"
 #include "models/graph/layer_kernels.hpp"
 #include "sim/core/error.hpp"
+#include "sim/engine/kernel_model.hpp"
 
 namespace ovs {
 
@@ -91,7 +93,24 @@ LayerBuilder::LayerBuilder(const ModelConfig& model, const HwProfile& hw, const 
                          "; EP sizes that divide " + std::to_string(physical) + ": " + sizes);
   }
   if (w.gpus_per_node <= 0) throw InputError("", 0, "gpus-per-node", "must be > 0");
-  if (!(w.imbalance >= 1.0))
+  {
+    const AttentionParams& ap = hw.kernels.attention;
+    const std::string& asked = w.attention_backend;
+    const std::string name = !asked.empty()                ? asked
+                             : w.phase == Phase::prefill ? ap.default_prefill_backend
+                                                         : ap.default_decode_backend;
+    if (!name.empty()) {
+      attention_backend_ = ap.backend(name);
+      if (!attention_backend_) {
+        std::string listed;
+        for (const auto& b : ap.backends) listed += (listed.empty() ? "" : ", ") + b.name;
+        throw InputError(hw.file, 0, "attention-backend",
+                         "'" + name + "' is not an attention backend of " + hw.name +
+                             (listed.empty() ? " (its profile lists none)" : " (it lists: " + listed + ")"));
+      }
+    }
+  }
+  if (w.imbalance != 0 && !(w.imbalance >= 1.0))
     throw InputError("", 0, "imbalance", "must be >= 1 (the hottest rank over the mean)");
   if (model.family == ModelFamily::v3) {
     graphs_.push_back({LayerType::moe, v3_graph(false)});
@@ -239,6 +258,42 @@ void LayerBuilder::scope_tensors(LayerPlan& p, int layer) {
   p.index = -1;  // shared by every layer of its kind
 }
 
+// The wait for the slowest of the EP ranks at each exchange of a MoE layer: each rank ran the
+// same work since its previous exchange (before the dispatch: the layer's kernels outside the
+// routed experts; before the combine: the routed experts) at its own pace, and the slowest of
+// them is z(EP) x rank_time_cv x that work late (rank_spread.hpp); before the combine the
+// hottest rank's extra expert rows add what they cost it alone. Normal mode waits in the barrier
+// kernel before the count exchange / cached_notify; low-latency mode's receive polls that much
+// longer for the last rank's data.
+void LayerBuilder::rank_waits(LayerPlan& p) const {
+  OpPlan* experts = nullptr;
+  double rest_us = 0, experts_us = 0;
+  for (auto& op : p.ops) {
+    double us = 0;
+    for (const auto& k : op.kernels) us += solo_time_us(hw_.engine, k.cost.spec());
+    if (op.op == "experts") {
+      experts = &op;
+      experts_us = us;
+    } else {
+      rest_us += us;
+    }
+  }
+  if (!experts) return;
+  const double cv = hw_.kernels.comm.rank_time_cv;
+  const double wait_dispatch = slowest_rank_lateness_us(w_.ep, cv, rest_us);
+  const double wait_combine =
+      p.hot_rank_experts_extra_us + slowest_rank_lateness_us(w_.ep, cv, experts_us);
+  for (auto& op : p.ops) {
+    if (!op.comm) continue;
+    const bool dispatch = op.comm->op == CommOp::dispatch;
+    const double wait = dispatch ? wait_dispatch : wait_combine;
+    for (auto& k : op.comm_kernels) {
+      if (k.name == "barrier") k.cost.work.fixed_latency_us = wait;
+      if (k.name == "in_flight") k.cost.work.fixed_latency_us += wait;
+    }
+  }
+}
+
 LayerPlan LayerBuilder::build_uncached(int layer, const MicroBatch& mb,
                                        const std::string& mb_name) const {
   LayerPlan p;
@@ -248,6 +303,7 @@ LayerPlan LayerBuilder::build_uncached(int layer, const MicroBatch& mb,
     build_v3(p, layer, mb, mb_name);
   else
     build_v4(p, layer, mb, mb_name);
+  rank_waits(p);
   // Order as the canonical list.
   const auto order = canonical_ops(p.type);
   std::stable_sort(p.ops.begin(), p.ops.end(), [&](const OpPlan& a, const OpPlan& b) {
@@ -271,7 +327,9 @@ DeepepShape LayerBuilder::deepep_shape(const MicroBatch& mb, CommOp op) const {
   s.routing = {
       physical, m_.topk,         grouped ? m_.expert_groups : 1, grouped ? m_.topk_groups : 1,
       w_.ep,    w_.gpus_per_node};
-  s.imbalance = w_.imbalance;
+  // Every rank's exchange lasts until the hottest rank has received (dispatch) or sent (combine)
+  // its rows: the transfer carries the hottest rank's load.
+  s.imbalance = hot_rank_load_ratio(m_, w_, mb.tokens);
   s.physical_experts = physical;
   return s;
 }
@@ -318,9 +376,17 @@ void LayerBuilder::add_moe_ops(LayerPlan& p, int layer, const MicroBatch& mb,
         named("topk_ids_cast",
               memory_kernel(
                   hw_, {"topk_ids_cast", t * m_.topk * 4.0, t * m_.topk * 8.0, 0, 0, 0, {}, {}})));
-    db.comm_kernels = {role("layout", dc.kernels[0]), role("notify", dc.kernels[1]),
-                       role("dispatch", dc.kernels[2])};
-    cb.comm_kernels = {role("notify", cc.kernels[0]), role("combine", cc.kernels[1])};
+    // The wait for the slowest rank before each count exchange / barrier (its time is set once
+    // the layer's kernels are known: rank_waits).
+    KernelCost barrier;
+    barrier.name = "deepep_barrier";
+    barrier.category = KernelCategory::comm;
+    barrier.fixed_sms = dc.kernels[1].fixed_sms;
+    barrier.work.ctas = barrier.fixed_sms;
+    db.comm_kernels = {role("layout", dc.kernels[0]), role("barrier", barrier),
+                       role("notify", dc.kernels[1]), role("dispatch", dc.kernels[2])};
+    cb.comm_kernels = {role("barrier", barrier), role("notify", cc.kernels[0]),
+                       role("combine", cc.kernels[1])};
   } else {
     da.comm_kernels = {role("send", dc.kernels[0]), role("in_flight", dc.kernels[1])};
     db.comm_kernels = {role("recv", dc.kernels[2])};
@@ -329,85 +395,98 @@ void LayerBuilder::add_moe_ops(LayerPlan& p, int layer, const MicroBatch& mb,
   }
   p.ops.push_back(da);
   p.ops.push_back(db);
-  // Routed experts on the hottest rank: every rank sends t tokens x top-k; the hottest receives
-  // `imbalance` times the mean (token-expert rows), spread over its local experts; as tokens, it
-  // receives each once per rank holding any of its experts.
-  const int local_experts = w_.physical_experts(m_.routed_experts) / w_.ep;
-  const double received = double(t) * m_.topk * w_.imbalance;
-  const double received_tokens = double(t) * dc.routing.ranks_per_token * w_.imbalance;
-  const std::int64_t per_expert =
-      std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(received / local_experts)));
-  const GemmLayout layout = normal ? GemmLayout::contiguous : GemmLayout::masked;
-  double bvb = 0;
-  const Dtype ed = layer::compute_dtype(hw_, m_.expert_dtype, &bvb);
-  const std::int64_t rows = per_expert * local_experts;
-  const double token_fp8 = deepep_token_bytes(Dtype::fp8, h);  // FP8 values + FP32 scales
-  OpPlan experts{"experts", {}, {}, {}};
-  auto& ek = experts.kernels;
-  const bool hopper_scales = hw_.arch == "hopper";  // no UE8M0 scales: TMA-aligned FP32 scales
-  if (normal) {
-    // DeepGEMM contiguous path (moe_runner/deep_gemm.py): ep_scatter's two Triton kernels (per
-    // expert offsets; each received token and its scales copied to every one of its local
-    // experts' rows), the scale layout for TMA, grouped GEMMs, silu_and_mul and a per-token-group
-    // quant between them, and ep_gather summing each token's top-k rows with their weights.
-    ek.push_back(named("ep_scatter_offsets",
-                       memory_kernel(hw_, {"ep_scatter_offsets",
-                                           received * 8.0,
-                                           double(local_experts) * 8.0 + received * 4.0,
-                                           0,
-                                           0,
-                                           1,
-                                           {},
-                                           {}})));
-    ek.push_back(named("ep_scatter", memory_kernel(hw_, {"ep_scatter",
-                                                         received_tokens * token_fp8,
-                                                         double(rows) * token_fp8,
-                                                         0,
-                                                         0,
-                                                         0,
-                                                         {},
-                                                         act + "recv"})));
-    if (hopper_scales)
+  // Routed experts of a rank with `load` times the mean rows: every rank sends t tokens x top-k,
+  // a rank receives `load` times the mean (token-expert rows), spread over its local experts; as
+  // tokens, it receives each once per rank holding any of its experts.
+  auto expert_kernels = [&](double load) {
+    const int local_experts = w_.physical_experts(m_.routed_experts) / w_.ep;
+    const double received = double(t) * m_.topk * load;
+    const double received_tokens = double(t) * dc.routing.ranks_per_token * load;
+    const std::int64_t per_expert =
+        std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(received / local_experts)));
+    const GemmLayout layout = normal ? GemmLayout::contiguous : GemmLayout::masked;
+    double bvb = 0;
+    const Dtype ed = layer::compute_dtype(hw_, m_.expert_dtype, &bvb);
+    const std::int64_t rows = per_expert * local_experts;
+    const double token_fp8 = deepep_token_bytes(Dtype::fp8, h);  // FP8 values + FP32 scales
+    std::vector<OpKernel> ek;
+    const bool hopper_scales = hw_.arch == "hopper";  // no UE8M0 scales: TMA-aligned FP32 scales
+    if (normal) {
+      // DeepGEMM contiguous path (moe_runner/deep_gemm.py): ep_scatter's two Triton kernels (per
+      // expert offsets; each received token and its scales copied to every one of its local
+      // experts' rows), the scale layout for TMA, grouped GEMMs, silu_and_mul and a per-token-group
+      // quant between them, and ep_gather summing each token's top-k rows with their weights.
+      ek.push_back(named("ep_scatter_offsets",
+                         memory_kernel(hw_, {"ep_scatter_offsets",
+                                             received * 8.0,
+                                             double(local_experts) * 8.0 + received * 4.0,
+                                             0,
+                                             0,
+                                             1,
+                                             {},
+                                             {}})));
+      ek.push_back(named("ep_scatter", memory_kernel(hw_, {"ep_scatter",
+                                                           received_tokens * token_fp8,
+                                                           double(rows) * token_fp8,
+                                                           0,
+                                                           0,
+                                                           0,
+                                                           {},
+                                                           act + "recv"})));
+      if (hopper_scales)
+        ek.push_back(named(
+            "scale_align",
+            memory_kernel(
+                hw_, {"scale_align", rows * h / 128.0 * 4, rows * h / 128.0 * 4, 0, 0, 0, {}, {}})));
+    } else if (hopper_scales) {
+      // Masked path (decode): the received FP32 scales made MN-major and TMA-aligned.
       ek.push_back(named(
           "scale_align",
           memory_kernel(
               hw_, {"scale_align", rows * h / 128.0 * 4, rows * h / 128.0 * 4, 0, 0, 0, {}, {}})));
-  } else if (hopper_scales) {
-    // Masked path (decode): the received FP32 scales made MN-major and TMA-aligned.
-    ek.push_back(named(
-        "scale_align",
-        memory_kernel(
-            hw_, {"scale_align", rows * h / 128.0 * 4, rows * h / 128.0 * 4, 0, 0, 0, {}, {}})));
+    }
+    ek.push_back(gemm(hw_, "experts_gate_up", per_expert, 2LL * m_.moe_inter, h, ed, act + "recv",
+                      L + "experts.w13", act + "experts_h", local_experts, layout, bvb));
+    if (normal) {
+      ek.push_back(named("experts_act", swiglu_cost(hw_, rows, m_.moe_inter, false)));
+      ek.push_back(named("experts_act_quant", quantize_fp8_cost(hw_, rows, m_.moe_inter)));
+      if (hopper_scales)
+        ek.push_back(named("scale_align_down", memory_kernel(hw_, {"scale_align",
+                                                                   rows * m_.moe_inter / 128.0 * 4,
+                                                                   rows * m_.moe_inter / 128.0 * 4,
+                                                                   0,
+                                                                   0,
+                                                                   0,
+                                                                   {},
+                                                                   {}})));
+    } else {
+      // silu_and_mul_masked_post_quant: SiLU, multiply and FP8 quant in one Triton kernel.
+      ek.push_back(named("experts_act", swiglu_cost(hw_, rows, m_.moe_inter, true)));
+    }
+    ek.push_back(gemm(hw_, "experts_down", per_expert, h, m_.moe_inter, ed, act + "experts_a",
+                      L + "experts.w2", act + "experts_out", local_experts, layout, bvb));
+    if (normal)
+      ek.push_back(named("ep_gather", memory_kernel(hw_, {"ep_gather",
+                                                          double(rows) * h * 2.0,
+                                                          received_tokens * h * 2.0,
+                                                          double(rows) * h * 2.0,
+                                                          0,
+                                                          0,
+                                                          act + "experts_out",
+                                                          {}})));
+    return ek;
+  };
+  // The simulated rank carries the mean load; the hottest rank's extra rows reach it as the
+  // time it waits for that rank at the combine (barrier below) and as the longer transfers.
+  OpPlan experts{"experts", expert_kernels(1.0), {}, {}};
+  {
+    const double hot = ds.imbalance;
+    double mean_us = 0, hot_us = 0;
+    for (const auto& k : experts.kernels) mean_us += solo_time_us(hw_.engine, k.cost.spec());
+    if (hot > 1.0)
+      for (const auto& k : expert_kernels(hot)) hot_us += solo_time_us(hw_.engine, k.cost.spec());
+    p.hot_rank_experts_extra_us = std::max(0.0, hot_us - mean_us);
   }
-  ek.push_back(gemm(hw_, "experts_gate_up", per_expert, 2LL * m_.moe_inter, h, ed, act + "recv",
-                    L + "experts.w13", act + "experts_h", local_experts, layout, bvb));
-  if (normal) {
-    ek.push_back(named("experts_act", swiglu_cost(hw_, rows, m_.moe_inter, false)));
-    ek.push_back(named("experts_act_quant", quantize_fp8_cost(hw_, rows, m_.moe_inter)));
-    if (hopper_scales)
-      ek.push_back(named("scale_align_down", memory_kernel(hw_, {"scale_align",
-                                                                 rows * m_.moe_inter / 128.0 * 4,
-                                                                 rows * m_.moe_inter / 128.0 * 4,
-                                                                 0,
-                                                                 0,
-                                                                 0,
-                                                                 {},
-                                                                 {}})));
-  } else {
-    // silu_and_mul_masked_post_quant: SiLU, multiply and FP8 quant in one Triton kernel.
-    ek.push_back(named("experts_act", swiglu_cost(hw_, rows, m_.moe_inter, true)));
-  }
-  ek.push_back(gemm(hw_, "experts_down", per_expert, h, m_.moe_inter, ed, act + "experts_a",
-                    L + "experts.w2", act + "experts_out", local_experts, layout, bvb));
-  if (normal)
-    ek.push_back(named("ep_gather", memory_kernel(hw_, {"ep_gather",
-                                                        double(rows) * h * 2.0,
-                                                        received_tokens * h * 2.0,
-                                                        double(rows) * h * 2.0,
-                                                        0,
-                                                        0,
-                                                        act + "experts_out",
-                                                        {}})));
   p.ops.push_back(experts);
   p.ops.push_back(ca);
   p.ops.push_back(cb);

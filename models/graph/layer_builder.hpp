@@ -40,6 +40,9 @@ struct LayerPlan {
   int index = 0;
   LayerType type = LayerType::moe;
   std::vector<OpPlan> ops;  // canonical order
+  // What the hottest rank's extra expert rows cost it alone over the simulated (mean) rank's
+  // routed experts: the rest of the ranks wait that long at the combine (rank_waits).
+  double hot_rank_experts_extra_us = 0;
   const OpPlan* find(const std::string& op) const;
 };
 
@@ -56,6 +59,8 @@ class LayerBuilder {
   LayerType layer_type(int layer) const;
   // The types the model's layers have, in order of first appearance.
   std::vector<LayerType> layer_types() const;
+  // The attention backend the layers use (nullptr: the profile's efficiencies, no backends).
+  const AttentionBackend* attention_backend() const { return attention_backend_; }
   // The ops of a layer type and their dependencies.
   const OpGraph& op_graph(LayerType type) const;
   // Ops of the family's vocabulary (SGLang's names) in canonical order: the order the op graph
@@ -85,10 +90,12 @@ class LayerBuilder {
   void build_v4(LayerPlan& p, int layer, const MicroBatch& mb, const std::string& mbn) const;
   void add_moe_ops(LayerPlan& p, int layer, const MicroBatch& mb, const std::string& mbn) const;
   DeepepShape deepep_shape(const MicroBatch& mb, CommOp op) const;
+  void rank_waits(LayerPlan& p) const;
 
   const ModelConfig& m_;
   const HwProfile& hw_;
   Workload w_;  // a copy: callers often pass a temporary
+  const AttentionBackend* attention_backend_ = nullptr;  // in hw_; nullptr: the profile's own
   std::vector<std::pair<LayerType, OpGraph>> graphs_;
   LayerPlan build_uncached(int layer, const MicroBatch& mb, const std::string& mb_name) const;
   const OpPlan* sample_op(LayerType type, const std::string& op) const;

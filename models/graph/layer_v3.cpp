@@ -46,6 +46,7 @@ void LayerBuilder::build_v3(LayerPlan& p, int layer, const MicroBatch& mb,
   OpPlan core{"attn.core", {}, {}, {}};
   AttentionShape a;
   a.heads = heads;
+  a.backend = attention_backend_;
   if (prefill) {
     a.kind = AttentionKind::dense_prefill;
     a.d_qk = qk;

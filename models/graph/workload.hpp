@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/cost/comm.hpp"
+#include "models/cost/rank_spread.hpp"
 
 namespace ovs {
 
@@ -19,9 +20,15 @@ struct Workload {
   int ep = 8;
   int gpus_per_node = 8;
   bool dp_attention = true;
-  // Hottest rank's expert load over the mean: the combine waits for it. Default 1.15: prefill
-  // layers measured ~15 % slower with default EPLB than with perfect balance (BRIEF section 3).
-  double imbalance = 1.15;
+  // Hottest rank's expert load over the mean, when the user gives it (--imbalance); 0 = from the
+  // routing statistics and the placement (models/cost/rank_spread.hpp: hot_rank_load_ratio).
+  double imbalance = 0;
+  // How the experts are placed on the ranks: SGLang's EPLB (its default with redundant experts)
+  // or a perfectly balanced placement (SGLang's "simulated perfect EPLB").
+  ExpertPlacement placement = ExpertPlacement::eplb;
+  // SGLang's --attention-backend (fa3, flashmla, flashinfer, triton, ...); empty: the one SGLang
+  // picks for the phase on the GPU (the profile's attention.backends.default).
+  std::string attention_backend;
   std::optional<bool> cuda_graphs;        // default: on for decode, off for prefill
   std::optional<DeepepMode> deepep_mode;  // default: normal for prefill, low-latency for decode
   int decode_q_len = 1;                   // query tokens per request per step (MTP: 2)
@@ -40,6 +47,18 @@ struct Workload {
   std::int64_t tokens() const {
     return phase == Phase::prefill ? tokens_per_gpu : tokens_per_gpu * decode_q_len;
   }
+
+  // --- Memory as SGLang holds it (models/memory/) ---
+  // SGLang's --mem-fraction-static, in (0, 1): the share of GPU memory for weights and the KV
+  // pool; unset: SGLang's own default (models/memory/mem_fraction.cpp).
+  std::optional<double> mem_fraction_static;
+  // SGLang's --kv-cache-dtype: bf16 or fp8 (fp8_e4m3); unset: auto, the model config's
+  // kv_cache.auto_dtype.
+  std::optional<Dtype> kv_cache_dtype;
+  // SGLang's --moe-dense-tp-size: 0 = unset (the dense layers' FFN tensor parallel over the
+  // instance's TP size, EP here, on tokens gathered from every rank); 1 = replicated on every
+  // GPU, each rank computing its own tokens.
+  int moe_dense_tp_size = 0;
 };
 
 // One micro-batch: its tokens and the attention segments (query tokens, keys) of its sequences.

@@ -66,6 +66,34 @@ class SourcedReader {
   HwProfile& p_;
 };
 
+// attention.backends: {default: {decode: NAME, prefill: NAME, source}, NAME: {mla_decode_efficiency,
+// prefill_efficiency}, ...}: each backend names what differs from the profile's efficiencies.
+void read_attention_backends(SourcedReader& num, const yaml::Value& v, AttentionParams& p) {
+  // SGLang's --attention-backend names for MLA models (server_args.py), and the default choice.
+  yaml::Map m(v, {"default", "fa3", "flashmla", "flashinfer", "triton", "cutlass_mla",
+                  "trtllm_mla", "aiter"});
+  std::vector<std::string> names;
+  for (const auto& name : m.keys()) {
+    if (name == "default") continue;
+    names.push_back(name);
+    yaml::Map b(m.required(name), {"mla_decode_efficiency", "prefill_efficiency"});
+    AttentionBackend ab;
+    ab.name = name;
+    ab.mla_decode_efficiency = num.read_opt(b, "mla_decode_efficiency", yaml::kFraction, 0);
+    ab.prefill_efficiency = num.read_opt(b, "prefill_efficiency", yaml::kFraction, 0);
+    p.backends.push_back(ab);
+  }
+  yaml::Map d(m.required("default"), {"decode", "prefill", "source"});
+  d.required("source").str();
+  for (const char* phase : {"decode", "prefill"}) {
+    const yaml::Value pv = d.required(phase);
+    const std::string name = pv.str();
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      pv.fail("'" + name + "' is not one of the backends listed here: " + yaml::join(names));
+    (std::string(phase) == "decode" ? p.default_decode_backend : p.default_prefill_backend) = name;
+  }
+}
+
 void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams& k, int sm_count) {
   yaml::Map m(v, {"gemm", "attention", "memory", "comm", "framework_op_us"});
   {
@@ -108,7 +136,7 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
     yaml::Map a(m.required("attention"),
                 {"mla_decode_efficiency", "sparse_decode_efficiency", "prefill_efficiency",
                  "sparse_prefill_efficiency", "indexer_efficiency", "fixed_latency_us",
-                 "cta_threads", "cta_registers_per_thread", "cta_shared_kib"});
+                 "cta_threads", "cta_registers_per_thread", "cta_shared_kib", "backends"});
     AttentionParams& p = k.attention;
     p.mla_decode_efficiency = num.read(a, "mla_decode_efficiency", yaml::kFraction);
     p.sparse_decode_efficiency = num.read(a, "sparse_decode_efficiency", yaml::kFraction);
@@ -120,6 +148,7 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
     p.cta_registers_per_thread =
         static_cast<int>(num.read_opt(a, "cta_registers_per_thread", {0, 1024}, 0));
     p.cta_shared_bytes = num.read_opt(a, "cta_shared_kib", {0, 65536}, 0) * units::kBytesPerKiB;
+    if (auto bv = a.optional("backends")) read_attention_backends(num, *bv, p);
   }
   {
     yaml::Map mm(m.required("memory"), {"kernel_min_us", "bytes_per_cta", "ctas_per_sm",
@@ -135,7 +164,8 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
     yaml::Map c(m.required("comm"),
                 {"deepep_normal_sms", "normal_nvlink_efficiency", "normal_rdma_efficiency",
                  "ll_nvlink_efficiency", "ll_rdma_efficiency", "ll_latency_us",
-                 "ll_latency_per_log2_ep_us", "collective_efficiency", "collective_sms"});
+                 "ll_latency_per_log2_ep_us", "collective_efficiency", "collective_sms",
+                 "rank_time_cv"});
     CommParams& p = k.comm;
     p.deepep_normal_sms = static_cast<int>(num.read(c, "deepep_normal_sms", {1, double(sm_count)}));
     p.normal_nvlink_efficiency = num.read(c, "normal_nvlink_efficiency", yaml::kFraction);
@@ -146,8 +176,30 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
     p.ll_latency_per_log2_ep_us = num.read(c, "ll_latency_per_log2_ep_us", yaml::kNonNegative);
     p.collective_efficiency = num.read(c, "collective_efficiency", yaml::kFraction);
     p.collective_sms = static_cast<int>(num.read(c, "collective_sms", {1, double(sm_count)}));
+    p.rank_time_cv = num.read_opt(c, "rank_time_cv", {0, 1}, 0);
   }
   k.framework_op_us = num.read(m, "framework_op_us", yaml::kNonNegative);
+}
+
+// SGLang's reserve for its default --mem-fraction-static (sglang_flags_memory.md B1).
+void parse_sglang_reserve(const yaml::Value& v, SourcedReader& num,
+                          HwProfile::MemoryParams::SglangReserve& r) {
+  yaml::Map m(
+      v, {"base_mib", "per_activation_token_mib", "min_activation_tokens", "per_8_gpus_mib",
+          "floor_mib", "decode_graph_per_bs_mib", "dp_attention_per_bs_mib", "large_bs_threshold",
+          "large_bs_dp_attention_per_bs_mib", "mla_prefill_graph_mib", "deepep_decode_graph_mib"});
+  r.base_mib = num.read(m, "base_mib", yaml::kNonNegative);
+  r.per_activation_token_mib = num.read(m, "per_activation_token_mib", yaml::kNonNegative);
+  r.min_activation_tokens = num.read(m, "min_activation_tokens", yaml::kNonNegative);
+  r.per_8_gpus_mib = num.read(m, "per_8_gpus_mib", yaml::kNonNegative);
+  r.floor_mib = num.read(m, "floor_mib", yaml::kNonNegative);
+  r.decode_graph_per_bs_mib = num.read(m, "decode_graph_per_bs_mib", yaml::kNonNegative);
+  r.dp_attention_per_bs_mib = num.read(m, "dp_attention_per_bs_mib", yaml::kNonNegative);
+  r.large_bs_threshold = num.read(m, "large_bs_threshold", yaml::kNonNegative);
+  r.large_bs_dp_attention_per_bs_mib =
+      num.read(m, "large_bs_dp_attention_per_bs_mib", yaml::kNonNegative);
+  r.mla_prefill_graph_mib = num.read(m, "mla_prefill_graph_mib", yaml::kNonNegative);
+  r.deepep_decode_graph_mib = num.read(m, "deepep_decode_graph_mib", yaml::kNonNegative);
 }
 
 }  // namespace
@@ -241,23 +293,41 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
   }
   {
     yaml::Map h(m.required("host"),
-                {"launch_eager_us", "launch_graph_us", "event_us", "graph_kernel_saving_us"});
+                {"launch_eager_us", "launch_graph_us", "event_us", "graph_kernel_saving_us",
+                 "kernel_gap_eager_us", "kernel_gap_graph_us"});
     hw.launch_eager_us = num.read(h, "launch_eager_us", yaml::kNonNegative);
     hw.launch_graph_us = num.read(h, "launch_graph_us", yaml::kNonNegative);
     hw.event_host_us = num.read_opt(h, "event_us", yaml::kNonNegative, 0);
     hw.graph_kernel_saving_us = num.read_opt(h, "graph_kernel_saving_us", yaml::kNonNegative, 0);
+    hw.kernel_gap_eager_us = num.read_opt(h, "kernel_gap_eager_us", yaml::kNonNegative, 0);
+    hw.kernel_gap_graph_us = num.read_opt(h, "kernel_gap_graph_us", yaml::kNonNegative, 0);
   }
   if (auto mv = m.optional("memory")) {
-    yaml::Map mm(*mv, {"framework_reserve_gb", "cuda_graph_pool_gb", "deepep_normal_buffer_gb",
-                       "deepep_ll_max_tokens_per_rank"});
+    yaml::Map mm(*mv, {"device_mib", "framework_reserve_gb", "fragmentation_fraction",
+                       "cuda_graph_pool_gb", "deepep_normal_buffer_gb",
+                       "deepep_ll_max_tokens_per_rank", "sglang_reserve", "sglang_requests"});
     auto& mp = p.memory;
+    mp.device_mib = num.read_opt(mm, "device_mib", yaml::kPositive, 0);
     mp.framework_reserve_gb = num.read(mm, "framework_reserve_gb", yaml::kNonNegative);
+    mp.fragmentation_fraction = num.read(mm, "fragmentation_fraction", {0, 1, false});
     mp.cuda_graph_pool_gb = num.read(mm, "cuda_graph_pool_gb", yaml::kNonNegative);
     mp.deepep_normal_buffer_gb = num.read(mm, "deepep_normal_buffer_gb", yaml::kNonNegative);
     const double tokens = num.read(mm, "deepep_ll_max_tokens_per_rank", {1, 1 << 20});
     mp.deepep_ll_max_tokens_per_rank = static_cast<int>(tokens);
     if (double(mp.deepep_ll_max_tokens_per_rank) != tokens)
       mm.required("deepep_ll_max_tokens_per_rank").fail("must be a whole number of tokens");
+    parse_sglang_reserve(mm.required("sglang_reserve"), num, mp.sglang);
+    {
+      yaml::Map rq(
+          mm.required("sglang_requests"),
+          {"default_min", "default_max", "default_per_pool_context", "table_extra_tokens"});
+      auto& r = mp.sglang_requests;
+      r.default_min = num.read(rq, "default_min", {1, 1 << 30});
+      r.default_max = num.read(rq, "default_max", {1, 1 << 30});
+      r.default_per_pool_context = num.read(rq, "default_per_pool_context", yaml::kNonNegative);
+      r.table_extra_tokens = num.read(rq, "table_extra_tokens", yaml::kNonNegative);
+      if (r.default_max < r.default_min) rq.required("default_max").fail("must be >= default_min");
+    }
     p.has_memory_params = true;
   }
   // Programs with inline hardware need no cost models; named profiles always have them.

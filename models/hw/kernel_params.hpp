@@ -2,6 +2,7 @@
 // Cost-model parameters of a hardware profile (the `kernels:` section of hw_profiles/*.yaml).
 // Fitted ones say so in their source ("fitted by overlapsim calibrate ...").
 #include <array>
+#include <string>
 #include <vector>
 
 #include "sim/core/work.hpp"
@@ -38,6 +39,14 @@ struct GemmParams {
   std::vector<int> split_k = {1};
 };
 
+// One of SGLang's attention backends for MLA (--attention-backend): the efficiencies its kernels
+// reach where they differ from the profile's own (0: as the profile's).
+struct AttentionBackend {
+  std::string name;                  // fa3, flashmla, flashinfer, triton, ...
+  double mla_decode_efficiency = 0;  // absorbed MLA decode
+  double prefill_efficiency = 0;     // MHA prefill (causal)
+};
+
 struct AttentionParams {
   double mla_decode_efficiency = 0;      // of the BF16 sustained peak, compute-bound decode
   double sparse_decode_efficiency = 0;   // FP8-KV sparse decode (DSA / V4)
@@ -48,6 +57,17 @@ struct AttentionParams {
   int cta_threads = 0;  // one CTA of the attention kernels (0: owns its SM)
   int cta_registers_per_thread = 0;
   double cta_shared_bytes = 0;
+  // SGLang's backends on this GPU (attention.backends; empty: the profile's efficiencies only)
+  // and the one it picks by default for each phase.
+  std::vector<AttentionBackend> backends;
+  std::string default_decode_backend;
+  std::string default_prefill_backend;
+  // The backend named `name`, or nullptr.
+  const AttentionBackend* backend(const std::string& name) const {
+    for (const auto& b : backends)
+      if (b.name == name) return &b;
+    return nullptr;
+  }
 };
 
 struct MemoryKernelParams {
@@ -68,6 +88,9 @@ struct CommParams {
   double ll_latency_per_log2_ep_us = 0;  // ... plus this per doubling of the EP size
   double collective_efficiency = 1;      // all-gather / reduce-scatter on NVLink
   int collective_sms = 16;               // SMs an NCCL collective holds
+  // Spread (coefficient of variation) of one rank's time for the same work between two
+  // exchanges: the slowest of EP ranks arrives z(EP) x this x that time late (rank_spread.hpp).
+  double rank_time_cv = 0;
 };
 
 struct KernelParams {
