@@ -97,9 +97,10 @@ TEST_CASE("DeepSeek-V3 FP8 weights per GPU, term by term from the config", "[mem
       7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
   CHECK(term(u, "weights: attention").bytes == Approx(61 * attention * fp8).epsilon(1e-12));
   CHECK(term(u, "weights: shared experts").bytes == Approx(58 * expert * fp8).epsilon(1e-12));
-  // Dense FFN of the first 3 layers, tensor parallel over the 8 GPUs of a node.
+  // Dense FFN of the first 3 layers, tensor parallel over SGLang's TP size (--moe-dense-tp-size
+  // unset): the 32 GPUs of the EP group.
   CHECK(term(u, "weights: dense FFN").bytes ==
-        Approx(3 * 3.0 * 7168 * 18432 / 8 * fp8).epsilon(1e-12));
+        Approx(3 * 3.0 * 7168 * 18432 / 32 * fp8).epsilon(1e-12));
   // Embedding and output head, BF16: 2 x 129280 x 7168 x 2 B.
   CHECK(term(u, "weights: embedding and output head").bytes == 2.0 * 129280 * 7168 * 2);
   // 32 redundant experts (EPLB): (256 + 32) / 32 = 9 per GPU.
@@ -122,9 +123,9 @@ TEST_CASE("DeepSeek-V4-Pro FP4 experts per GPU", "[memory]") {
 }
 
 TEST_CASE("KV cache per the model's layout", "[memory]") {
-  // V3: 64 requests x 4096 tokens x 61 layers x 656 B (FP8 latent + scales + BF16 rope).
+  // V3: 64 requests x 4096 tokens x 61 layers x 1152 B (SGLang's BF16 MLA latent + rope, auto).
   MemoryUse u = memory_per_gpu(model("deepseek-v3"), gpu("h800-sxm"), decode(64, 4096, 32), false);
-  CHECK(term(u, "KV cache").bytes == 64.0 * 4096 * 61 * 656);
+  CHECK(term(u, "KV cache").bytes == 64.0 * 4096 * 61 * 1152);
   // V4-Pro, one request of 4096 tokens: every layer keeps a 128-token window of 584-byte
   // entries; HCA layers (ratio 128) add 4096 / 128 = 32 entries; CSA layers (ratio 4) add
   // 4096 / 4 = 1024 entries and 1024 indexer keys of 128 FP8 values + a 4-byte scale.
@@ -138,10 +139,11 @@ TEST_CASE("KV cache per the model's layout", "[memory]") {
   CHECK(term(u, "KV cache").bytes == Approx(want).epsilon(1e-12));
   // The compressed cache is what makes long contexts cheap: at 1M tokens V4-Pro stores about a
   // tenth of what V3's latent cache does per sequence (published: 10 % of V3.2's, models.csv).
-  const double v4 = memory_per_gpu(pro, gpu("b200"), decode(1, 1 << 20, 32), false).bytes_of("KV");
-  const double v3 = memory_per_gpu(model("deepseek-v3"), gpu("b200"), decode(1, 1 << 20, 32), false)
-                        .bytes_of("KV");
-  CHECK(v4 / v3 < 0.15);
+  // V3.2 in FP8 stores 656 B per layer and 132 B of indexer keys, 61 x 788 = 48068 B per token
+  // (sglang_flags_memory.md B3).
+  const double v4 = memory_per_gpu(pro, gpu("b200"), decode(1, 1 << 20, 32), false).kv_bytes;
+  const double v32 = double(1 << 20) * 61 * (656 + 132);
+  CHECK(v4 / v32 < 0.15);
 }
 
 TEST_CASE("the DeepEP low-latency buffer follows DeepEP's layout", "[memory]") {
@@ -170,12 +172,14 @@ TEST_CASE("two-batch overlap lowers the peak activations of a large prefill", "[
   // peak drops, yet stays above half (the streams and the other half's received tokens).
   CHECK(two < one);
   CHECK(two > one / 2);
-  // Through whatif: everything else is the same, so the totals differ by exactly that.
+  // Through whatif: everything else is the same, so the totals differ by exactly that and the
+  // allocator's fragmentation on it.
   const auto j = whatif_json({"--model", "deepseek-v3", "--hw", "h800-sxm", "--phase", "prefill",
                               "--tokens-per-gpu", "16384", "--context", "4096", "--ep", "32",
                               "--strategy", "tbo-prefill"});
+  const double frag = gpu("h800-sxm").memory.fragmentation_fraction;
   CHECK(j["baseline_memory_gb"].get<double>() - j["overlapped_memory_gb"].get<double>() ==
-        Approx((one - two) / 1e9).epsilon(1e-9));
+        Approx((one - two) * (1 + frag) / 1e9).epsilon(1e-9));
 }
 
 TEST_CASE("DeepSeek-V3 FP8 fits 8 H200s or 16 H800s, not 8 H800s", "[memory]") {
@@ -192,14 +196,28 @@ TEST_CASE("DeepSeek-V3 FP8 fits 8 H200s or 16 H800s, not 8 H800s", "[memory]") {
 }
 
 TEST_CASE("a side that does not fit is reported as such, never as a throughput", "[memory]") {
-  // 10^11 requests per GPU: a KV cache of 10^11 x 4096 x 61 x 656 B.
-  const std::vector<std::string> args{
-      "--model",   "deepseek-v3", "--hw", "h800-sxm", "--tokens-per-gpu", "100000000000",
-      "--context", "4096",        "--ep", "32",       "--strategy",       "tbo-decode"};
+  // 10^11 requests per GPU: a KV cache of 10^11 x 4096 x 61 x 1152 B, far beyond the pool that
+  // --mem-fraction-static 0.85 leaves.
+  const std::vector<std::string> args{"--model",
+                                      "deepseek-v3",
+                                      "--hw",
+                                      "h800-sxm",
+                                      "--tokens-per-gpu",
+                                      "100000000000",
+                                      "--context",
+                                      "4096",
+                                      "--ep",
+                                      "32",
+                                      "--strategy",
+                                      "tbo-decode",
+                                      "--mem-fraction-static",
+                                      "0.85"};
   const auto j = whatif_json(args);
   CHECK_FALSE(j["baseline_fits"].get<bool>());
   CHECK_FALSE(j["overlapped_fits"].get<bool>());
-  CHECK(j["baseline_memory_gb"].get<double>() > 1e11 * 4096 * 61 * 656 / 1e9);
+  CHECK(j["baseline_fits_limited_by"] == "kv_pool");
+  CHECK(j["baseline_detail"]["memory"]["kv_cache_gb"].get<double>() ==
+        Approx(1e11 * 4096 * 61 * 1152 / 1e9).epsilon(1e-12));
   CHECK(j["baseline_tokens_per_s_per_gpu"].is_null());
   CHECK(j["overlapped_tokens_per_s_per_gpu"].is_null());
   CHECK(j["speedup"].is_null());
@@ -214,34 +232,36 @@ TEST_CASE("a side that does not fit is reported as such, never as a throughput",
   const CliResult e = cli(table);
   REQUIRE(e.code == 0);
   for (const char* term :
-       {"Memory per GPU", "weights: routed experts", "weights: attention", "KV cache",
-        "activations (peak)", "DeepEP buffers", "CUDA-graph pool", "framework reserve"})
+       {"Memory per GPU", "weights: routed experts", "weights: attention", "KV pool", "KV cache",
+        "activations (peak)", "allocator fragmentation", "DeepEP buffers", "CUDA-graph pool",
+        "framework reserve", "request-to-token table", "--mem-fraction-static"})
     CHECK(e.out.find(term) != std::string::npos);
 }
 
 TEST_CASE("when only two-batch overlap fits, the verdict says it makes the batch possible",
           "[memory]") {
   const std::vector<std::string> base{
-      "--model",   "deepseek-v3", "--phase", "prefill", "--tokens-per-gpu", "16384",
-      "--context", "4096",        "--ep",    "32",      "--strategy",       "tbo-prefill"};
-  auto with_hw = [&](const std::string& hw) {
+      "--model", "deepseek-v3", "--phase", "prefill",    "--tokens-per-gpu", "16384", "--context",
+      "4096",    "--ep",        "32",      "--strategy", "tbo-prefill",      "--hw",  "h800-sxm"};
+  auto with_fraction = [&](const std::string& f) {
     std::vector<std::string> a = base;
-    a.insert(a.end(), {"--hw", hw});
+    a.insert(a.end(), {"--mem-fraction-static", f});
     return whatif_json(a);
   };
-  const auto ref = with_hw("h800-sxm");
-  // A GPU whose HBM lies between the two sides' needs.
-  const double between =
-      (ref["baseline_memory_gb"].get<double>() + ref["overlapped_memory_gb"].get<double>()) / 2;
-  std::string profile = slurp(source_path("hw_profiles/h800-sxm.yaml"));
-  const std::string from = "capacity_gb: {value: 80,";
-  REQUIRE(profile.find(from) != std::string::npos);
-  profile.replace(profile.find(from), from.size(),
-                  "capacity_gb: {value: " + std::to_string(between) + ",");
-  const fs::path p = tmp("between.yaml");
-  std::ofstream(p) << profile;
-  const auto j = with_hw(p.string());
+  const auto ref = with_fraction("0.5");
+  // A fraction whose remainder lies between the two sides' transients (with fragmentation):
+  // (1 - f) x C - overheads = their mean.
+  auto need = [&](const char* side) {
+    const auto& m = ref[std::string(side) + "_detail"]["memory"];
+    return m["transient_gb"].get<double>() + m["fragmentation_gb"].get<double>();
+  };
+  const auto& mem = ref["baseline_detail"]["memory"];
+  const double between = (need("baseline") + need("overlapped")) / 2;
+  const double f =
+      1 - (mem["fixed_overheads_gb"].get<double>() + between) / mem["capacity_gb"].get<double>();
+  const auto j = with_fraction(std::to_string(f));
   CHECK_FALSE(j["baseline_fits"].get<bool>());
+  CHECK(j["baseline_fits_limited_by"] == "transient");
   CHECK(j["overlapped_fits"].get<bool>());
   CHECK(j["baseline_tokens_per_s_per_gpu"].is_null());
   CHECK(j["overlapped_tokens_per_s_per_gpu"].is_number());
@@ -264,13 +284,14 @@ TEST_CASE("non-fitting sweep points: CSV columns, no speedup, a chart marker", "
   REQUIRE(t.rows() == 3);
   CHECK(t.at(0, "baseline_fits") == "false");
   CHECK(t.at(0, "overlapped_fits") == "false");
+  CHECK(t.at(0, "baseline_fits_limited_by") == "weights");
   CHECK(t.number(0, "baseline_memory_gb") > 80);
   CHECK(t.at(0, "speedup").empty());
   CHECK(t.at(0, "baseline_tokens_per_s_per_gpu").empty());
   CHECK(t.at(0, "verdict").rfind("Neither fits in HBM", 0) == 0);
   for (size_t i = 1; i < 3; ++i) {
     CHECK(t.at(i, "overlapped_fits") == "true");
-    CHECK(t.number(i, "overlapped_memory_gb") <= 80);
+    CHECK(t.number(i, "overlapped_memory_gb") <= 81008 * 1048576.0 / 1e9);  // device_mib
     CHECK(t.number(i, "speedup") > 0);
   }
   const std::string svg = slurp(dir / "speedup-vs-ep-size-gpus--deepseek-v3--decode--h800-sxm.svg");
@@ -290,7 +311,7 @@ TEST_CASE("the memory fit check needs the profile's capacity and memory section"
   // A negative reserve is refused where it is written.
   const fs::path q = tmp("negative-reserve.yaml");
   std::string neg = profile;
-  neg.replace(neg.find("framework_reserve_gb: {value: 3"), 31, "framework_reserve_gb: {value: -3");
+  neg.replace(neg.find("framework_reserve_gb: {value: 2"), 31, "framework_reserve_gb: {value: -2");
   std::ofstream(q) << neg;
   const CliResult n = cli({"whatif", "--hw", q.string(), "--tokens-per-gpu", "8", "--context",
                            "1024", "--ep", "16", "--strategy", "tbo-decode"});
@@ -306,7 +327,7 @@ TEST_CASE("search shows each ranked strategy's memory and ranks what does not fi
                            "--tokens-per-gpu", "16", "--context", "1024", "--ep", "8"});
   INFO(r.err);
   REQUIRE(r.code == 0);
-  CHECK(r.out.find("GB/80") != std::string::npos);
+  CHECK(r.out.find("GB/85") != std::string::npos);  // 81008 MiB as SGLang sees it
   CHECK(r.out.find("no fit") != std::string::npos);
   CHECK(r.out.find("no strategy fits") != std::string::npos);
 }

@@ -153,6 +153,11 @@ void write_explanation_json(std::ostream& out, const Explanation& e) {
         {"total_gb", side->memory.total_bytes / units::kBytesPerGB},
         {"capacity_gb", side->memory.capacity_bytes / units::kBytesPerGB},
         {"fits", side->fits()},
+        {"fits_limited_by", memory_limit_name(side->memory.limited_by)},
+        {"tight", side->memory.tight},
+        {"mem_fraction_static", side->memory.fraction},
+        {"mem_fraction_static_how", side->memory.fraction_how},
+        {"why", side->memory.limit_sentence()},
         {"terms", terms}};
   }
   j["verdict"] = e.whatif.verdict;

@@ -38,30 +38,26 @@ std::string name_of(DegradationCause c) {
   return std::string(cause_name(c));
 }
 
-// Empty when both fit; else what does not fit and why (its largest term).
+// Empty when both fit; else what does not fit and why (the limit it breaks: weights, the KV pool
+// or the transients outside the static share).
 std::string fit_sentence(const ProgramStats& base, const ProgramStats& over, const HwProfile& hw) {
-  auto needs = [](const ProgramStats& s) {
-    const MemoryTerm* big = &s.memory.terms.front();
-    for (const auto& t : s.memory.terms)
-      if (t.bytes > big->bytes) big = &t;
-    return fmt::format("{:.1f} GB per GPU (largest: {} {:.1f} GB)",
-                       s.memory.total_bytes / units::kBytesPerGB, big->name,
-                       big->bytes / units::kBytesPerGB);
+  auto why = [](const ProgramStats& s) {
+    return fmt::format("{} ({})", s.memory.limit_sentence(),
+                       memory_limit_name(s.memory.limited_by));
   };
-  const std::string cap = fmt::format("{} has {:g} GB", hw.name, hw.hbm_capacity_gb);
+  const std::string cap =
+      fmt::format("{} has {:.1f} GB", hw.name, base.memory.capacity_bytes / units::kBytesPerGB);
   if (!base.fits() && !over.fits())
-    return fmt::format("Neither fits in HBM: '{}' needs {} and '{}' {}; {}.", base.strategy,
-                       needs(base), over.strategy, needs(over), cap);
+    return fmt::format("Neither fits in HBM as SGLang holds it: for '{}' {}; for '{}' {}; {}.",
+                       base.strategy, why(base), over.strategy, why(over), cap);
   if (!over.fits())
-    return fmt::format("'{}' does not fit in HBM: it needs {}; {} ('{}' fits, {:.1f} GB).",
-                       over.strategy, needs(over), cap, base.strategy,
-                       base.memory.total_bytes / units::kBytesPerGB);
+    return fmt::format("'{}' does not fit in HBM as SGLang holds it: {}; {} ('{}' fits).",
+                       over.strategy, why(over), cap, base.strategy);
   if (!base.fits())
     return fmt::format(
-        "'{}' does not fit in HBM: it needs {}; {}. '{}' fits ({:.1f} GB): it "
-        "is what makes this batch possible.",
-        base.strategy, needs(base), cap, over.strategy,
-        over.memory.total_bytes / units::kBytesPerGB);
+        "'{}' does not fit in HBM as SGLang holds it: {}; {}. '{}' fits: it is what makes this "
+        "batch possible.",
+        base.strategy, why(base), cap, over.strategy);
   return {};
 }
 

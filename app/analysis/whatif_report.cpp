@@ -17,12 +17,31 @@ Json throughput(const ProgramStats& s) {
 }
 
 Json memory_json(const MemoryUse& m) {
+  const double gb = units::kBytesPerGB;
   Json terms = Json::object();
-  for (const auto& t : m.terms) terms[t.name] = t.bytes / units::kBytesPerGB;
-  return Json{{"total_gb", m.total_bytes / units::kBytesPerGB},
-              {"capacity_gb", m.capacity_bytes / units::kBytesPerGB},
+  for (const auto& t : m.terms) terms[t.name] = t.bytes / gb;
+  return Json{{"total_gb", m.total_bytes / gb},
+              {"capacity_gb", m.capacity_bytes / gb},
               {"fits", m.fits()},
+              {"fits_limited_by", memory_limit_name(m.limited_by)},
+              {"margin", m.margin},
+              {"tight", m.tight},
+              {"mem_fraction_static", m.fraction},
+              {"mem_fraction_static_how", m.fraction_how},
+              {"weights_gb", m.weights_bytes / gb},
+              {"kv_pool_gb", m.pool_bytes / gb},
+              {"kv_cache_gb", m.kv_bytes / gb},
+              {"transient_gb", m.transient_bytes / gb},
+              {"fragmentation_gb", m.fragmentation_bytes / gb},
+              {"fixed_overheads_gb", m.overhead_bytes / gb},
+              {"transient_budget_gb", m.transient_budget_bytes() / gb},
               {"terms_gb", terms}};
+}
+
+// "yes", "yes (tight)" or "NO (kv_pool)".
+std::string fit_word(const MemoryUse& m) {
+  if (!m.fits()) return std::string("NO (") + memory_limit_name(m.limited_by) + ")";
+  return m.tight ? "yes (tight)" : "yes";
 }
 
 Json stats_json(const ProgramStats& s) {
@@ -84,6 +103,11 @@ void write_whatif_json(std::ostream& out, const WhatIfResult& r) {
   j["overlapped_memory_gb"] = r.overlapped.memory.total_bytes / units::kBytesPerGB;
   j["baseline_fits"] = r.baseline.fits();
   j["overlapped_fits"] = r.overlapped.fits();
+  // The limit each side breaks, or (when it fits) the nearest one: weights, kv_pool, transient.
+  j["baseline_fits_limited_by"] = memory_limit_name(r.baseline.memory.limited_by);
+  j["overlapped_fits_limited_by"] = memory_limit_name(r.overlapped.memory.limited_by);
+  j["baseline_memory_tight"] = r.baseline.memory.tight;
+  j["overlapped_memory_tight"] = r.overlapped.memory.tight;
   j["hbm_capacity_gb"] = r.baseline.memory.capacity_bytes / units::kBytesPerGB;
   Json deg = Json::array();
   for (const auto& d : r.degradation) deg.push_back({{"cause", cause_name(d.cause)}, {"us", d.us}});
@@ -120,12 +144,13 @@ void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
   row("GPU idle (host-bound, waits)", r.baseline.gpu_idle_us, r.overlapped.gpu_idle_us, "us");
   out << fmt::format("{:<34} {:>14} {:>14}\n", "kernel launches", r.baseline.launches,
                      r.overlapped.launches);
-  row(fmt::format("HBM per GPU (of {:g} GB)", r.baseline.memory.capacity_bytes / units::kBytesPerGB)
+  row(fmt::format("HBM per GPU (of {:.1f} GB)",
+                  r.baseline.memory.capacity_bytes / units::kBytesPerGB)
           .c_str(),
       r.baseline.memory.total_bytes / units::kBytesPerGB,
       r.overlapped.memory.total_bytes / units::kBytesPerGB, "GB");
-  out << fmt::format("{:<34} {:>14} {:>14}\n", "fits in HBM", r.baseline.fits() ? "yes" : "NO",
-                     r.overlapped.fits() ? "yes" : "NO");
+  out << fmt::format("{:<34} {:>14} {:>14}\n", "fits in HBM", fit_word(r.baseline.memory),
+                     fit_word(r.overlapped.memory));
   if (!r.baseline.fits() || !r.overlapped.fits())
     out << "\n(a side that does not fit has no throughput; its times are what the simulation "
            "gives if the memory existed)\n";
@@ -148,8 +173,11 @@ void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
 
 void write_memory_breakdown(std::ostream& out, const WhatIfResult& r) {
   const double gb = units::kBytesPerGB;
-  out << fmt::format("\nMemory per GPU (GB = 1e9 bytes; {} has {:g} GB of HBM):\n", r.hw,
-                     r.baseline.memory.capacity_bytes / gb);
+  out << fmt::format(
+      "\nMemory per GPU as SGLang holds it (GB = 1e9 bytes; {} has {:.1f} GB; "
+      "--mem-fraction-static {:.3f} / {:.3f}):\n",
+      r.hw, r.baseline.memory.capacity_bytes / gb, r.baseline.memory.fraction,
+      r.overlapped.memory.fraction);
   out << fmt::format("  {:<36} {:>12} {:>12}\n", "", r.baseline.strategy, r.overlapped.strategy);
   // Both sides have the same terms in the same order except where a mode differs.
   std::vector<std::string> names;
@@ -161,8 +189,13 @@ void write_memory_breakdown(std::ostream& out, const WhatIfResult& r) {
                        r.overlapped.memory.bytes_of(n) / gb);
   out << fmt::format("  {:<36} {:>12.3f} {:>12.3f}\n", "total", r.baseline.memory.total_bytes / gb,
                      r.overlapped.memory.total_bytes / gb);
-  out << fmt::format("  {:<36} {:>12} {:>12}\n", "fits", r.baseline.fits() ? "yes" : "NO",
-                     r.overlapped.fits() ? "yes" : "NO");
+  out << fmt::format("  {:<36} {:>12} {:>12}\n", "fits", fit_word(r.baseline.memory),
+                     fit_word(r.overlapped.memory));
+  for (const auto* s : {&r.baseline, &r.overlapped})
+    out << fmt::format("  '{}': {}{}\n", s->strategy, s->memory.limit_sentence(),
+                       s->memory.tight ? " - tight (within 5 %)" : "");
+  out << "The KV pool and the KV cache of the batch are inside --mem-fraction-static x memory "
+         "with the weights; the transients, fragmentation and fixed overheads in the rest.\n";
   out << "How each term of '" << r.overlapped.strategy << "' is computed:\n";
   for (const auto& t : r.overlapped.memory.terms)
     out << fmt::format("  {:<36} {}\n", t.name, t.how);

@@ -1,5 +1,6 @@
 // overlapsim describe model|hw NAME [--json] [--template]: a shipped model config or hardware
 // profile with the source of every number, to read or to copy for one's own model or GPU.
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "app/cli/flag_checks.hpp"
 #include "models/config/model_config.hpp"
 #include "models/hw/hw_profile.hpp"
+#include "models/memory/memory_model.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/data_paths.hpp"
 
@@ -71,6 +73,40 @@ void walk(const YAML::Node& n, const std::string& path, Json& out) {
   out.push_back({{"field", path}, {"value", node_json(n)}, {"source", nullptr}});
 }
 
+// The KV cache layout for each --kv-cache-dtype SGLang offers here.
+struct KvLayoutRow {
+  std::string dtype;
+  bool is_auto = false;
+  double bytes = 0;  // 0: no such layout
+  std::string how;
+};
+
+std::vector<KvLayoutRow> kv_layout_rows(const ModelConfig& m) {
+  std::vector<KvLayoutRow> rows;
+  for (Dtype d : {Dtype::bf16, Dtype::fp8}) {
+    KvLayoutRow r;
+    r.dtype = kv_dtype_name(d);
+    r.is_auto = d == m.kv_auto_dtype;
+    try {
+      r.bytes = kv_bytes_per_token_per_layer(m, d);
+      r.how = m.family == ModelFamily::v3
+                  ? fmt::format(
+                        "(kv_lora_rank {} + qk_rope_head_dim {}) x {} B; x {} layers = "
+                        "{:g} B per token",
+                        m.kv_lora_rank, m.qk_rope_head_dim, d == Dtype::bf16 ? 2 : 1, m.layers,
+                        r.bytes * m.layers)
+                  : fmt::format(
+                        "{} nope x 1 B + {} rope x 2 B + {} scale B (FlashMLA packed); "
+                        "per layer type: window + 1 entry per compress ratio",
+                        m.head_dim - m.rope_dim, m.rope_dim, m.kv_fp8_scale_bytes);
+    } catch (const InputError& e) {
+      r.how = e.message();
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream t;
@@ -98,10 +134,14 @@ int run(const DescribeOptions& o, CliContext& ctx) {
   }
   // Loaded the way every command loads it: a describe of a broken file is the same error.
   std::string name;
-  if (hw)
+  std::vector<KvLayoutRow> kv;
+  if (hw) {
     name = load_hw_profile(path).name;
-  else
-    name = load_model_config(path).name;
+  } else {
+    const ModelConfig m = load_model_config(path);
+    name = m.name;
+    kv = kv_layout_rows(m);
+  }
   const std::string text = slurp(path);
   if (o.templ) {
     ctx.out << "# Template for your own " << what << ", from " << name
@@ -113,15 +153,32 @@ int run(const DescribeOptions& o, CliContext& ctx) {
   if (o.json) {
     Json fields = Json::array();
     walk(YAML::LoadFile(path), "", fields);
-    ctx.out << Json{{"kind", o.kind}, {"name", name}, {"file", path}, {"fields", fields}}.dump(2)
-            << "\n";
+    Json j{{"kind", o.kind}, {"name", name}, {"file", path}, {"fields", fields}};
+    if (!hw) {
+      Json rows = Json::array();
+      for (const auto& r : kv)
+        rows.push_back({{"kv_cache_dtype", r.dtype},
+                        {"auto", r.is_auto},
+                        {"bytes_per_token_per_layer", r.bytes > 0 ? Json(r.bytes) : Json(nullptr)},
+                        {"how", r.how}});
+      j["kv_cache_bytes_per_token_per_layer"] = rows;
+    }
+    ctx.out << j.dump(2) << "\n";
     return 0;
   }
   ctx.out << "# " << what << " '" << name << "' (" << path << ")\n"
           << "# Every number carries its source. For your own " << (hw ? "GPU" : "model")
           << ": overlapsim describe " << o.kind << " " << name
-          << " --template > mine.yaml, edit, pass --" << (hw ? "hw" : "model") << " ./mine.yaml\n"
-          << text;
+          << " --template > mine.yaml, edit, pass --" << (hw ? "hw" : "model") << " ./mine.yaml\n";
+  if (!hw) {
+    ctx.out << "# KV cache as SGLang's pool stores it, bytes per token per layer "
+               "(--kv-cache-dtype; models/memory/kv_cache.cpp):\n";
+    for (const auto& r : kv)
+      ctx.out << fmt::format("#   {:<9} {:>6}  {}{}\n", r.dtype,
+                             r.bytes > 0 ? fmt::format("{:g} B", r.bytes) : std::string("-"), r.how,
+                             r.is_auto ? " <- auto" : "");
+  }
+  ctx.out << text;
   return 0;
 }
 

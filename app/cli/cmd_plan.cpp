@@ -7,6 +7,7 @@
 
 #include "app/cli/commands.hpp"
 #include "app/cli/flag_checks.hpp"
+#include "app/cli/memory_flags.hpp"
 #include "app/plan/plan.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/atomic_file.hpp"
@@ -121,6 +122,7 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--imbalance", o->req.imbalance, "Hottest rank's expert load over the mean")
       ->capture_default_str()
       ->check(flags::real(1, std::numeric_limits<double>::infinity()));
+  add_memory_flags(cmd, o->req.memory, /*any_tp=*/false);
   cmd->add_option("-j,--jobs", o->req.jobs,
                   fmt::format("Threads, 1 to {} (default: all cores)", flags::max_jobs()))
       ->check(flags::whole(1, flags::max_jobs()));

@@ -4,10 +4,12 @@
 // through the what-if; the ones that fit in HBM and run in SGLang's limits give a Pareto frontier
 // of tokens/s per GPU against latency (decode: time per output token; prefill: time to first
 // token of a prompt), and the best point within the latency target comes with SGLang's flags.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "app/analysis/request.hpp"
 #include "models/graph/workload.hpp"
 
 namespace ovs {
@@ -29,6 +31,9 @@ struct PlanRequest {
   std::optional<double> mtp_acceptance;  // overrides the model config's mtp.acceptance_rate
   double imbalance = 1.15;
   int jobs = 1;
+  // SGLang's memory flags for every point (--mem-fraction-static, --kv-cache-dtype,
+  // --moe-dense-tp-size: auto or 1).
+  MemoryWords memory;
 };
 
 // One candidate and what the what-if made of it.
@@ -45,6 +50,13 @@ struct PlanPoint {
   double tokens_per_s_per_gpu = 0;  // decode: output tokens; prefill: prompt tokens
   double memory_gb = 0;
   bool fits = false;
+  // The memory limit the point breaks, or (when it fits) its nearest one: weights, kv_pool,
+  // transient; tight: it fits within 5 % of that limit.
+  std::string memory_limited_by;
+  bool memory_tight = false;
+  // --mem-fraction-static as the memory model used it.
+  double mem_fraction_static = 0;
+
   std::string deepep_mode;  // normal | low_latency, as the strategy ran
   bool cuda_graphs = false;
   bool split = false;       // ran as two micro-batches
@@ -79,6 +91,9 @@ struct PlanResult {
   std::optional<size_t> fastest;   // lowest latency of all that ran (when nothing meets it)
   SglangLaunch launch;             // for `best`
   int simulated = 0, no_fit = 0, sglang_limit = 0, invalid = 0;
+  // The points that do not fit by the limit they break: weights, kv_pool, transient.
+  std::map<std::string, int> no_fit_by;
+
   std::vector<std::string> notes;  // assumptions the numbers rest on
   double seconds = 0;
 };

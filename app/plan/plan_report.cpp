@@ -34,6 +34,9 @@ Json point_json(const PlanPoint& p) {
               {"forward_us", p.forward_us},
               {"step_us", p.step_us},
               {"memory_gb", p.memory_gb},
+              {"memory_limited_by", p.memory_limited_by},
+              {"memory_tight", p.memory_tight},
+              {"mem_fraction_static", p.mem_fraction_static},
               {"deepep_mode", p.deepep_mode},
               {"cuda_graphs", p.cuda_graphs},
               {"two_micro_batches", p.split},
@@ -47,6 +50,14 @@ std::string point_words(const PlanResult& r, const PlanPoint& p) {
       p.redundant_experts > 0 ? fmt::format(" ({} redundant experts)", p.redundant_experts)
                               : std::string(),
       p.mtp ? ", MTP on" : "");
+}
+
+// " (120 kv_pool, 40 transient)": the points that do not fit, by the limit they break.
+std::string no_fit_words(const PlanResult& r) {
+  if (r.no_fit_by.empty()) return {};
+  std::vector<std::string> parts;
+  for (const auto& [limit, n] : r.no_fit_by) parts.push_back(fmt::format("{} {}", n, limit));
+  return " (" + yaml::join(parts) + ")";
 }
 
 }  // namespace
@@ -68,6 +79,7 @@ void write_plan_json(std::ostream& out, const PlanResult& r) {
   j["counts"] = Json{{"points", r.points.size()},
                      {"simulated", r.simulated},
                      {"excluded_no_fit", r.no_fit},
+                     {"excluded_no_fit_by", r.no_fit_by},
                      {"excluded_sglang_limit", r.sglang_limit},
                      {"invalid", r.invalid}};
   Json frontier = Json::array();
@@ -106,10 +118,11 @@ void write_plan_table(std::ostream& out, const PlanResult& r) {
   for (long long t : r.tokens) toks.push_back(std::to_string(t));
   out << fmt::format(
       "searched: {} {} per GPU ({}) x EP {} x MTP {} x {} strategies = {} points: {} simulated, "
-      "{} do not fit in HBM, {} outside SGLang's limits, {} invalid ({:.1f} s)\n",
+      "{} do not fit in HBM{}, {} outside SGLang's limits, {} invalid ({:.1f} s)\n",
       r.tokens.size(), batch_unit(r), yaml::join(toks), yaml::join(eps),
       r.mtp_acceptance > 0 ? (q.mtp == "on" ? "on" : "off/on") : "off", r.strategies.size(),
-      r.points.size(), r.simulated, r.no_fit, r.sglang_limit, r.invalid, r.seconds);
+      r.points.size(), r.simulated, r.no_fit, no_fit_words(r), r.sglang_limit, r.invalid,
+      r.seconds);
   out << fmt::format("\nPareto frontier: tokens/s per GPU against {} (dominated points left out)\n",
                      latency_name(r));
   out << fmt::format("  {:<26} {:>8} {:>4} {:>9} {:>4} {:>9} {:>13} {:>7}  {}\n", "strategy",
@@ -118,19 +131,21 @@ void write_plan_table(std::ostream& out, const PlanResult& r) {
   for (size_t i : r.frontier) {
     const PlanPoint& p = r.points[i];
     out << fmt::format(
-        "  {:<26} {:>8} {:>4} {:>9} {:>4} {:>9.2f} {:>13.0f} {:>7.1f}  {}{}\n", p.strategy,
+        "  {:<26} {:>8} {:>4} {:>9} {:>4} {:>9.2f} {:>13.0f} {:>7.1f}  {}{}{}\n", p.strategy,
         p.tokens_per_gpu, p.ep, p.redundant_experts, p.mtp ? "on" : "off", p.latency_ms,
         p.tokens_per_s_per_gpu, p.memory_gb, p.meets_target ? "meets" : "misses",
-        r.best && *r.best == i ? "  <- best" : (p.deployable ? "" : "  (not SGLang)"));
+        r.best && *r.best == i ? "  <- best" : (p.deployable ? "" : "  (not SGLang)"),
+        p.memory_tight ? fmt::format("  tight ({})", p.memory_limited_by) : std::string());
   }
   out << "\n";
   if (r.best) {
     const PlanPoint& b = r.points[*r.best];
     out << fmt::format(
         "best within {:g} ms: {}: {} {:.2f} ms, {:.0f} tokens/s per GPU ({:.0f} on {} GPUs), "
-        "{:.1f} GB per GPU\n",
+        "{:.1f} GB per GPU (--mem-fraction-static {:.3f}; nearest memory limit {}{})\n",
         q.target_ms, point_words(r, b), latency_name(r), b.latency_ms, b.tokens_per_s_per_gpu,
-        b.tokens_per_s_per_gpu * q.gpus, q.gpus, b.memory_gb);
+        b.tokens_per_s_per_gpu * q.gpus, q.gpus, b.memory_gb, b.mem_fraction_static,
+        b.memory_limited_by, b.memory_tight ? ", tight" : "");
     out << "\nSGLang launch flags (each instance):\n  python -m sglang.launch_server";
     for (const auto& f : r.launch.flags) out << " \\\n    " << f;
     out << "\n";
@@ -163,18 +178,19 @@ std::string plan_csv(const PlanResult& r) {
   std::string s =
       "strategy,tokens_per_gpu,ep,redundant_experts,mtp,deepep_mode,cuda_graphs,"
       "two_micro_batches,forward_us,step_us,latency_ms,tokens_per_s_per_gpu,memory_gb,fits,"
-      "meets_target,on_frontier,sglang_runs_it,excluded\n";
+      "memory_limited_by,memory_tight,meets_target,on_frontier,sglang_runs_it,excluded\n";
   for (const auto& p : r.points) {
     const bool ran = p.excluded.empty();
     // Shortest text that reads back as the same double: the CSV agrees with the JSON exactly.
     auto num = [&](double v) { return ran ? fmt::format("{}", v) : std::string(); };
     s += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(p.strategy),
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(p.strategy),
         p.tokens_per_gpu, p.ep, p.redundant_experts, p.mtp ? 1 : 0, p.deepep_mode,
         p.cuda_graphs ? 1 : 0, p.split ? 1 : 0, num(p.forward_us), num(p.step_us),
         num(p.latency_ms), num(p.tokens_per_s_per_gpu),
         p.memory_gb > 0 ? fmt::format("{}", p.memory_gb) : std::string(), p.fits ? 1 : 0,
-        p.meets_target ? 1 : 0, p.on_frontier ? 1 : 0, p.deployable ? 1 : 0, csv_field(p.excluded));
+        p.memory_limited_by, p.memory_tight ? 1 : 0, p.meets_target ? 1 : 0, p.on_frontier ? 1 : 0,
+        p.deployable ? 1 : 0, csv_field(p.excluded));
   }
   return s;
 }

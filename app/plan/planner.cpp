@@ -100,6 +100,7 @@ class PointRunner {
     w.imbalance = r_.imbalance;
     w.decode_q_len = c.mtp ? 2 : 1;
     w.redundant_experts = c.redundant;
+    apply_memory_words(r_.memory, RequestSource{}, w);
     WhatIfSession session(m_, hw_, resolve_workload(w, RequestSource{}));
     std::vector<PlanPoint> out;
     for (const auto& s : strategies_) {
@@ -146,9 +147,12 @@ class PointRunner {
     const MemoryUse mem = memory_per_gpu(m_, hw_, w, split);
     p.memory_gb = mem.total_bytes / units::kBytesPerGB;
     p.fits = mem.fits();
+    p.memory_limited_by = memory_limit_name(mem.limited_by);
+    p.memory_tight = mem.tight;
+    p.mem_fraction_static = mem.fraction;
     if (!p.fits) {
-      p.excluded = fmt::format("does not fit in HBM: {:.1f} GB per GPU of {:g} GB", p.memory_gb,
-                               hw_.hbm_capacity_gb);
+      p.excluded =
+          fmt::format("does not fit in HBM ({}): {}", p.memory_limited_by, mem.limit_sentence());
       p.exclusion = "no-fit";
       return;
     }
@@ -288,7 +292,10 @@ PlanResult run_plan(const PlanRequest& asked) {
   std::vector<size_t> ran;
   for (size_t i = 0; i < res.points.size(); ++i) {
     PlanPoint& p = res.points[i];
-    if (p.exclusion == "no-fit") ++res.no_fit;
+    if (p.exclusion == "no-fit") {
+      ++res.no_fit;
+      ++res.no_fit_by[p.memory_limited_by];
+    }
     if (p.exclusion == "sglang-limit") ++res.sglang_limit;
     if (p.exclusion == "invalid") ++res.invalid;
     if (!p.excluded.empty()) continue;
@@ -363,6 +370,13 @@ PlanResult run_plan(const PlanRequest& asked) {
       "rank's load stays --imbalance {:g} for every point (EPLB's effect is not modelled)",
       req.redundant.empty() ? "the fewest that let EP divide the experts" : "as given",
       req.imbalance));
+  res.notes.push_back(fmt::format(
+      "memory as SGLang holds it: --mem-fraction-static {} of the GPU's {:.1f} GB for weights and "
+      "the KV pool, the rest for fixed overheads and the hottest rank's transients; a point that "
+      "does not fit is not simulated, one within 5 % of a limit is marked tight",
+      req.memory.mem_fraction_static == "auto" ? "SGLang's default for each point's launch"
+                                               : req.memory.mem_fraction_static,
+      device_capacity_bytes(hw) / units::kBytesPerGB));
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "app/plan/plan.hpp"
+#include "models/memory/sglang_server.hpp"
 
 namespace ovs {
 
@@ -45,14 +46,39 @@ SglangLaunch sglang_launch(const PlanPoint& p, const Strategy& s, const ModelCon
         "version)",
         p.tokens_per_gpu, p.ep));
   } else {
-    flag(fmt::format("--chunked-prefill-size {}", p.tokens_per_gpu * p.ep));
-    flag(fmt::format("--max-prefill-tokens {}", p.tokens_per_gpu));
-    l.notes.push_back(fmt::format(
-        "--chunked-prefill-size counts the whole instance ({} tokens per GPU x {} GPUs; SGLang "
-        "divides it over the --dp-size ranks under DP attention) and --max-prefill-tokens one "
-        "rank's forward (unsure for every version)",
-        p.tokens_per_gpu, p.ep));
+    // The server the memory model assumed (models/memory/sglang_server.hpp): a prompt that fits
+    // the batch needs no chunked prefill, and SGLang's default --mem-fraction-static then counts
+    // one rank's tokens instead of the whole instance's chunk.
+    Workload w;
+    w.phase = Phase::prefill;
+    w.tokens_per_gpu = p.tokens_per_gpu;
+    w.context = r.context;
+    w.ep = p.ep;
+    const SglangServer server = sglang_server_of(w);
+    flag(fmt::format("--chunked-prefill-size {}", server.chunked_prefill_size));
+    flag(fmt::format("--max-prefill-tokens {}", server.max_prefill_tokens));
+    if (server.chunked_prefill_size > 0)
+      l.notes.push_back(fmt::format(
+          "--chunked-prefill-size counts the whole instance ({} tokens per GPU x {} GPUs; SGLang "
+          "divides it over the --dp-size ranks under DP attention) and --max-prefill-tokens one "
+          "rank's forward (unsure for every version)",
+          p.tokens_per_gpu, p.ep));
+    else
+      l.notes.push_back(
+          fmt::format("chunked prefill off (-1): a {}-token prompt fits the {}-token batch; "
+                      "--max-prefill-tokens is one rank's forward",
+                      r.context, p.tokens_per_gpu));
   }
+  // The memory the plan checked the point against (models/memory/): the fraction it used, which
+  // is SGLang's own default for this launch unless --mem-fraction-static was given.
+  if (p.mem_fraction_static > 0)
+    flag(fmt::format("--mem-fraction-static {:.3f}", p.mem_fraction_static));
+  if (p.mem_fraction_static > 0 && r.memory.mem_fraction_static == "auto")
+    l.notes.push_back(
+        "--mem-fraction-static is SGLang's own default for this launch "
+        "(sglang_flags_memory.md B1), written out so that the KV pool is the one the plan checked");
+  if (r.memory.kv_cache_dtype != "auto") flag("--kv-cache-dtype " + r.memory.kv_cache_dtype);
+  if (r.memory.moe_dense_tp_size == "1") flag("--moe-dense-tp-size 1");
   if (p.mtp) {
     // DeepSeek's MTP module as a one-step draft: two tokens verified per step.
     flag("--speculative-algorithm EAGLE");

@@ -47,7 +47,7 @@ void write_search_report(std::ostream& out, const SearchReport& s, const SearchR
                          ? fmt::format("by throughput within {:.0f} us", r.latency_bound_us)
                          : std::string("by forward time"));
   out << fmt::format("  {:>12} {:>10} {:>10} {:>8}  {}\n", "forward us", "vs SGLang", "tokens/s",
-                     fmt::format("GB/{:g}", s.capacity_gb), "strategy");
+                     fmt::format("GB/{:.0f}", s.capacity_gb), "strategy");
   for (const auto& x : s.ranked)
     out << fmt::format("  {:>12.1f} {:>+9.1f}% {:>10} {:>8.1f}  {}\n", x.forward_us,
                        100 * (s.shipped.forward_us / x.forward_us - 1),
@@ -56,8 +56,8 @@ void write_search_report(std::ostream& out, const SearchReport& s, const SearchR
   const auto& best = s.ranked.front();
   if (!best.fits)
     out << fmt::format(
-        "\nno strategy fits: the smallest needs more than the {:g} GB of HBM per GPU; the "
-        "times below are what the simulation gives if the memory existed\n",
+        "\nno strategy fits in the {:.1f} GB of HBM per GPU as SGLang holds it; the times "
+        "below are what the simulation gives if the memory existed\n",
         s.capacity_gb);
   const GainSplit& g = s.gain;
   const bool faster = best.forward_us <= s.shipped.forward_us;

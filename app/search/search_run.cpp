@@ -336,7 +336,7 @@ SearchReport run_search(const SearchRequest& req) {
   rep.shipped = rank(shipped, "SGLang's shipped '" + shipped.name + "'");
   rep.ranked.push_back(rep.shipped);
   const double bound = req.latency_bound_us;
-  rep.capacity_gb = hw.hbm_capacity_gb;
+  rep.capacity_gb = device_capacity_bytes(hw) / units::kBytesPerGB;  // as SGLang sees it
   std::stable_sort(rep.ranked.begin(), rep.ranked.end(),
                    [&](const RankedStrategy& a, const RankedStrategy& b) {
                      if (a.fits != b.fits) return a.fits;  // what does not fit cannot be run

@@ -40,13 +40,40 @@ struct HwProfile {
   int nvlink_domain_gpus = 0;
   KernelParams kernels;  // cost-model parameters
   bool has_kernel_params = false;
-  // What a serving process holds besides weights, KV cache and activations (the memory model,
+  // What an SGLang process holds besides weights and its KV pool (the memory model,
   // models/memory/), from the profile's memory: section.
   struct MemoryParams {
-    double framework_reserve_gb = 0;        // CUDA context, NCCL, workspaces, allocator slack
+    // The GPU's memory as the process sees it (SGLang's get_device_memory_capacity), MiB; 0 when
+    // the profile does not give it: hbm.capacity_gb is used.
+    double device_mib = 0;
+    double framework_reserve_gb = 0;        // CUDA context, NCCL, workspaces
+    double fragmentation_fraction = 0;      // allocator fragmentation, a share of the transients
     double cuda_graph_pool_gb = 0;          // captured decode graphs beyond the activations
     double deepep_normal_buffer_gb = 0;     // DeepEP normal-mode NVLink + RDMA buffers
     int deepep_ll_max_tokens_per_rank = 0;  // DeepEP low-latency buffer sizing
+    // SGLang's default --mem-fraction-static: round((GPU MiB - reserved MiB) / GPU MiB, 3), the
+    // reserve in MiB from these (memory.sglang_reserve; models/memory/mem_fraction.cpp).
+    struct SglangReserve {
+      double base_mib = 0;
+      double per_activation_token_mib = 0;
+      double min_activation_tokens = 0;
+      double per_8_gpus_mib = 0;  // x tp x pp / 8
+      double floor_mib = 0;       // reserved = max(reserved, floor) (GPUs over 60 GiB)
+      double decode_graph_per_bs_mib = 0;
+      double dp_attention_per_bs_mib = 0;  // x decode max batch x dp
+      double large_bs_threshold = 0;
+      double large_bs_dp_attention_per_bs_mib = 0;
+      double mla_prefill_graph_mib = 0;
+      double deepep_decode_graph_mib = 0;
+    } sglang;
+    // SGLang's default requests per DP rank when --max-running-requests is not given, and its
+    // request-to-token table's extra columns (memory.sglang_requests).
+    struct SglangRequests {
+      double default_min = 0;
+      double default_max = 0;
+      double default_per_pool_context = 0;  // x pool tokens / context length
+      double table_extra_tokens = 0;
+    } sglang_requests;
   } memory;
   bool has_memory_params = false;
   std::vector<SourcedField> fields;  // every number read, with its source

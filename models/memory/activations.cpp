@@ -1,16 +1,25 @@
-// Peak activation memory: what one micro-batch holds through a layer (the residual stream and
-// the sublayer's input) plus the largest working set of a sublayer - attention, the routed
-// experts, a dense FFN, or the final logits. Kernels of both micro-batches run one at a time on
-// the compute stream, so under two-batch overlap both hold their streams but only one working
-// set is live at once, plus the tokens the other micro-batch has received and not yet consumed
-// (DeepEP normal mode; low-latency mode receives into its own buffer). Shapes are those the
-// cost model runs (models/graph/); activations are BF16, quantized inputs FP8 with an FP32 scale
-// per 128 values, scores and logits FP32.
+// Peak transients on the hottest rank: what one micro-batch holds through a layer (the residual
+// stream and the sublayer's input) plus the largest working set of a sublayer - attention, the
+// routed experts, a dense FFN, or the final logits. Kernels of both micro-batches run one at a
+// time on the compute stream, so under two-batch overlap both hold their streams but only one
+// working set is live at once, plus the tokens the other micro-batch has received and not yet
+// consumed (DeepEP normal mode; low-latency mode receives into its own buffer): two-batch overlap
+// roughly halves the peak.
+// The routed experts' working set is the hottest rank's: in normal mode it receives
+// tokens x top-k x hot_rank_load_ratio rows (models/cost/rank_spread.hpp, the load the engine
+// gives that rank; sglang_flags_memory.md B6: "a lot tokens gather on one GPU and OOM in group
+// gemm"), and the gather buffer of the received tokens is live beside the grouped GEMM's input
+// and output. The dense layers' FFN (V3's first layers) runs on tokens gathered from the TP
+// group (SGLang's default under DP attention: TP over the instance, EP GPUs) or, with
+// --moe-dense-tp-size 1, on the rank's own tokens (sglang_flags_memory.md B5). Shapes are those
+// the cost model runs (models/graph/); activations are BF16, quantized inputs FP8 with an FP32
+// scale per 128 values, scores and logits FP32.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "models/cost/rank_spread.hpp"
 #include "models/memory/memory_model.hpp"
 #include "sim/core/units.hpp"
 
@@ -25,6 +34,7 @@ struct MicroBatchUse {
   double working = 0;   // largest sublayer working set
   double received = 0;  // routed tokens received (DeepEP normal mode)
   std::string largest;  // which working set is the largest
+  std::string experts;  // how the routed experts' rows were counted
 };
 
 MicroBatchUse use_of(const ModelConfig& m, const Workload& w, const MicroBatch& mb,
@@ -56,22 +66,30 @@ MicroBatchUse use_of(const ModelConfig& m, const Workload& w, const MicroBatch& 
         std::find(m.compress_ratios.begin(), m.compress_ratios.end(), 4) != m.compress_ratios.end();
     if (has_csa) attention += index_scores * kFp32;  // indexer logits before top-k
   }
-  // Routed experts on the hottest rank: DeepEP normal mode hands over the received tokens
-  // (imbalance x the mean, contiguous layout); low-latency mode the masked layout, padded to
-  // the buffer's tokens per rank from every rank for each local expert.
+  // Routed experts on the hottest rank: DeepEP normal mode hands over the received tokens (the
+  // hottest rank's load over the mean x the mean, contiguous layout); low-latency mode the masked
+  // layout, padded to the buffer's tokens per rank from every rank for each local expert.
   const int local = (w.physical_experts(m.routed_experts) + w.ep - 1) / w.ep;
-  const double rows = w.mode() == DeepepMode::normal ? std::ceil(t * m.topk * w.imbalance)
-                                                     : double(local) * double(ll_tokens) * w.ep;
+  const bool normal = w.mode() == DeepepMode::normal;
+  const double hot = normal ? hot_rank_load_ratio(m, w, mb.tokens) : 1.0;
+  const double rows =
+      normal ? std::ceil(t * m.topk * hot) : double(local) * double(ll_tokens) * w.ep;
+  u.experts = normal ? fmt::format("{:g} tokens x top-{} x {:.3f} hottest rank over the mean{}", t,
+                                   m.topk, hot, w.imbalance > 0 ? " (--imbalance)" : "")
+                     : fmt::format("{} local experts x {} tokens x EP {} (low-latency layout)",
+                                   local, ll_tokens, w.ep);
   const double quantized = h * kFp8 + h / kQuantGroup * kFp32;
   if (w.mode() == DeepepMode::normal) u.received = rows * quantized;
   const double gate_up = rows * 2 * m.moe_inter * kBf16;
   const double act = rows * (m.moe_inter * kFp8 + m.moe_inter / kQuantGroup * kFp32);
   const double down = rows * h * kBf16;
   const double experts = u.received + std::max(gate_up + act, act + down);
-  // Dense FFN (V3's first layers): tensor parallel in the node, tokens gathered first.
+  // Dense FFN (V3's first layers): tensor parallel over the TP group on the tokens gathered from
+  // it (input and output of the hidden size, gate and up of its share), or replicated on the
+  // rank's own tokens (--moe-dense-tp-size 1).
   double dense = 0;
   if (m.dense_layers > 0) {
-    const int tp = std::max(1, std::min(w.gpus_per_node, w.ep));
+    const int tp = dense_tp_size(w);
     const double all = t * tp;
     dense = all * h * kBf16 * 2 + all * 2.0 * (m.dense_inter / tp) * kBf16;
   }
@@ -103,12 +121,14 @@ MemoryTerm activation_term(const ModelConfig& m, const HwProfile& hw, const Work
   const long long ll_tokens = std::max<long long>(hw.memory.deepep_ll_max_tokens_per_rank,
                                                   largest_micro_batch_tokens(w, split));
   const auto halves = split ? split_batch(w, nullptr) : std::nullopt;
-  MemoryTerm t{"activations (peak)", 0, ""};
+  MemoryTerm t{"activations (peak)", 0, "", MemoryKind::transient};
   if (!halves) {
     const MicroBatchUse u = use_of(m, w, whole_batch(w), ll_tokens);
     t.bytes = u.stream + u.working;
-    t.how = fmt::format("one batch: stream {:.3f} GB + largest working set ({}) {:.3f} GB",
-                        u.stream / units::kBytesPerGB, u.largest, u.working / units::kBytesPerGB);
+    t.how = fmt::format(
+        "one batch: stream {:.3f} GB + largest working set ({}) {:.3f} GB; routed experts' rows: "
+        "{}",
+        u.stream / units::kBytesPerGB, u.largest, u.working / units::kBytesPerGB, u.experts);
     return t;
   }
   const MicroBatchUse a = use_of(m, w, halves->first, ll_tokens),
@@ -119,9 +139,9 @@ MemoryTerm activation_term(const ModelConfig& m, const HwProfile& hw, const Work
   t.bytes = a.stream + b.stream + peak.working + other.received;
   t.how = fmt::format(
       "two micro-batches: streams {:.3f} + {:.3f} GB, one working set at a time ({}) {:.3f} GB, "
-      "the other's received tokens {:.3f} GB",
+      "the other's received tokens {:.3f} GB; routed experts' rows: {}",
       a.stream / units::kBytesPerGB, b.stream / units::kBytesPerGB, peak.largest,
-      peak.working / units::kBytesPerGB, other.received / units::kBytesPerGB);
+      peak.working / units::kBytesPerGB, other.received / units::kBytesPerGB, peak.experts);
   return t;
 }
 

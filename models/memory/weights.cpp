@@ -1,7 +1,8 @@
 // Weights per GPU, by component and dtype. Under DP attention every GPU holds the attention,
-// shared experts, routers, embedding and output head; the dense layers' FFNs are split over the
-// node as the cost model runs them (tensor parallel over min(GPUs per node, EP)); the routed
-// experts are spread over EP: ceil((routed + redundant) / EP) per GPU.
+// shared experts, routers, embedding and output head; the dense layers' FFNs are tensor parallel
+// over SGLang's --moe-dense-tp-size (unset: the instance's TP size, EP here; 1: replicated on
+// every GPU, sglang_flags_memory.md B5); the routed experts are spread over EP:
+// ceil((routed + redundant) / EP) per GPU.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -87,13 +88,17 @@ ParamCounts param_counts(const ModelConfig& m) {
   return p;
 }
 
+int dense_tp_size(const Workload& w) {
+  return w.moe_dense_tp_size == 1 ? 1 : std::max(1, w.ep);
+}
+
 std::vector<MemoryTerm> weight_terms(const ModelConfig& m, const Workload& w) {
   const ParamCounts p = param_counts(m);
   const double linear =
       bytes_per_weight(m.weight_dtype, m.weight_scale_bytes, m.weight_scale_block);
   const double expert =
       bytes_per_weight(m.expert_dtype, m.expert_scale_bytes, m.expert_scale_block);
-  const int tp = std::max(1, std::min(w.gpus_per_node, w.ep));
+  const int tp = dense_tp_size(w);
   const int physical = w.physical_experts(m.routed_experts);
   const long long per_gpu = (physical + w.ep - 1) / w.ep;
   const std::string lin = fmt::format("{} + {} B scale per {}", dtype_name(m.weight_dtype),
@@ -113,8 +118,12 @@ std::vector<MemoryTerm> weight_terms(const ModelConfig& m, const Workload& w) {
                  fmt::format("{} x {:.6g} B ({})", billions(p.shared_experts), linear, lin)});
   if (p.dense_ffn > 0)
     t.push_back({"weights: dense FFN", p.dense_ffn / tp * linear,
-                 fmt::format("{} / {} GPUs (tensor parallel in the node) x {:.6g} B ({})",
-                             billions(p.dense_ffn), tp, linear, lin)});
+                 fmt::format("{} / {} (--moe-dense-tp-size {}; sglang_flags_memory.md B5) x "
+                             "{:.6g} B ({})",
+                             billions(p.dense_ffn), tp,
+                             w.moe_dense_tp_size == 1 ? "1: replicated"
+                                                      : "unset: TP over the instance's EP GPUs",
+                             linear, lin)});
   const double emb = dtype_bytes(m.embedding_dtype);
   t.push_back({"weights: embedding and output head", p.embedding * emb,
                fmt::format("2 x {} vocab x {} hidden x {} B ({})", m.vocab, m.hidden, emb,
@@ -125,6 +134,7 @@ std::vector<MemoryTerm> weight_terms(const ModelConfig& m, const Workload& w) {
                    p.hash_table_entries > 0
                        ? fmt::format(" + {:.0f} int32 hash-routing entries", p.hash_table_entries)
                        : std::string())});
+  for (auto& term : t) term.kind = MemoryKind::weights;
   return t;
 }
 
