@@ -28,9 +28,9 @@ bool known_category(const std::string& c) {
 }
 
 std::string setting_key(const BreakdownRow& r) {
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", r.model, r.hw, r.phase, r.tokens_per_gpu,
-                     r.context, r.ep, r.redundant_experts, r.placement, r.strategy,
-                     r.attention_backend);
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", r.model, r.hw, r.phase,
+                     r.tokens_per_gpu, r.context, r.ep, r.redundant_experts, r.placement,
+                     r.strategy, r.attention_backend, r.decode_q_len);
 }
 
 }  // namespace
@@ -70,6 +70,10 @@ BreakdownValidation validate_breakdown(const std::string& path) {
     r.placement = t.at(i, "placement");
     r.strategy = t.at(i, "strategy");
     r.attention_backend = t.at(i, "attention_backend");
+    if (t.has("decode_q_len")) {
+      r.decode_q_len = static_cast<int>(whole("decode_q_len"));
+      if (r.decode_q_len < 1) throw InputError(path, r.line, "decode_q_len", "must be >= 1");
+    }
     r.run = t.at(i, "run");
     if (r.run != "in_run" && r.run != "alone")
       throw InputError(path, r.line, "run", "expected in_run or alone, got '" + r.run + "'");
@@ -98,6 +102,7 @@ BreakdownValidation validate_breakdown(const std::string& path) {
       words.redundant_experts = r.redundant_experts;
       words.placement = r.placement;
       words.attention_backend = r.attention_backend;
+      words.decode_q_len = r.decode_q_len;
       RequestSource from;
       from.file = path;
       for (const char* f : {"phase", "placement", "attention_backend"}) from.lines[f] = r.line;

@@ -261,7 +261,13 @@ void fit_concurrency(HwProfile& hw, const BenchData& d, BenchFitResult& res) {
   const Knob dispatch{"sm.dispatch_share",
                       [](const HwProfile& h) { return h.engine.sm.dispatch_share; },
                       [](HwProfile& h, double v) { h.engine.sm.dispatch_share = v; }, 0.0, 1.0};
-  res.families.push_back(fit_family(hw, res, "concurrency", rows, {issue, dispatch}));
+  // How much a kernel slows beside others that keep DRAM busy (loaded memory latency): the
+  // persistent 20-SM reader beside a GEMM, and the GEMM beside it, end later than SM sharing and
+  // bandwidth shares alone explain.
+  const Knob loaded{"hbm.loaded_latency_slowdown",
+                    [](const HwProfile& h) { return h.engine.hbm_loaded_slowdown; },
+                    [](HwProfile& h, double v) { h.engine.hbm_loaded_slowdown = v; }, 0.0, 5.0};
+  res.families.push_back(fit_family(hw, res, "concurrency", rows, {issue, dispatch, loaded}));
 }
 
 void fit_l2(HwProfile& hw, const BenchData& d, BenchFitResult& res) {

@@ -144,6 +144,31 @@ std::vector<Measurement> concurrency_measurements(const BenchData& d, const HwPr
     };
     m.through_run = true;
     out.push_back(std::move(m));
+    // Each workload's slowdown beside the other (its end in the together run over its time
+    // alone), applied to its measured time alone: rows that test what running together does to
+    // each kernel, whatever the cost models make of the kernels alone. Workload a is issued first
+    // and ends at a_done_us; b ends last or first, at b_done_us.
+    for (int side = 0; side < 2; ++side) {
+      const double done = side == 0 ? row.a_done_us : row.b_done_us;
+      const double alone = side == 0 ? alone_a : alone_b;
+      if (!(done > 0) || !(alone > 0)) continue;
+      Measurement s;
+      s.family = "concurrency_slowdown";
+      s.line = row.line;
+      s.label = fmt::format("{}: {} beside {}", row.pair, side == 0 ? a : b, side == 0 ? b : a);
+      s.measured_us = done;
+      s.predict_us = [a, b, sms, ca, cb, alone_a, alone_b, side](const HwProfile& h) {
+        const auto wa = *concurrency_workload(h, a, sms, ca, alone_a);
+        const auto wb = *concurrency_workload(h, b, sms, cb, alone_b);
+        const StreamRun together = run_streams(h, {wa, wb}, true);
+        const StreamRun lone = run_streams(h, {side == 0 ? wa : wb}, true);
+        const double model_alone = lone.done_us[0];
+        const double measured_alone = side == 0 ? alone_a : alone_b;
+        return model_alone > 0 ? together.done_us[side] / model_alone * measured_alone : 0.0;
+      };
+      s.through_run = true;
+      out.push_back(std::move(s));
+    }
   }
   return out;
 }

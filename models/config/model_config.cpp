@@ -21,8 +21,8 @@ int whole(const yaml::Map& m, const std::string& key, long long lo = 0) {
   return static_cast<int>(v.integer(lo, kMaxField));
 }
 
-double real(const yaml::Map& m, const std::string& key) {
-  const yaml::NumberRange range{0, double(kMaxField), true};
+double real(const yaml::Map& m, const std::string& key,
+            yaml::NumberRange range = {0, double(kMaxField), true}) {
   auto v = m.required(key);
   if (v.is_map()) {
     yaml::Map s(v, {"value", "source", "note"});
@@ -124,7 +124,7 @@ ModelConfig parse_model_config(const yaml::Value& root) {
     c.hash_layers = whole(e, "hash_layers");
     c.expert_dtype = *parse_dtype(e.required("expert_dtype").choice({"bf16", "fp8", "fp4"}));
     // Optional: a config without it spreads the ranks' loads by the batch's sampling only.
-    if (e.has("expert_load_cv")) c.expert_load_cv = real(e, "expert_load_cv");
+    if (e.has("expert_load_cv")) c.expert_load_cv = real(e, "expert_load_cv", {0, 10, false});
     if (c.topk > c.routed_experts) e.required("topk").fail("more experts per token than experts");
     if (c.routed_experts % c.expert_groups != 0 || c.topk_groups > c.expert_groups)
       e.required("groups").fail("groups must divide the experts and be >= topk_groups");

@@ -73,8 +73,17 @@ DeepepCost deepep_cost(const HwProfile& hw, const DeepepShape& s) {
         s.imbalance;
     w.link_bytes[static_cast<int>(Link::rdma)] = rdma / p.normal_rdma_efficiency;
     w.link_bytes[static_cast<int>(Link::nvlink)] = nvl / p.normal_nvlink_efficiency;
-    // Send buffer read and receive buffer written once each through HBM.
-    w.hbm_bytes = t * tb + t * r.ranks_per_token * tb * s.imbalance;
+    // DRAM traffic of DeepEP's buffered path (the NIC and NVLink peers read and write this GPU's
+    // memory too): the sender reads its tokens and stages one copy per remote node in the RDMA
+    // send buffer, which the NIC reads; the NIC writes what arrives into the RDMA receive
+    // buffer, which the forwarding warps read; peers' forwarders write this rank's tokens into
+    // its NVLink buffer, and its receiving warps read them and write the output. Each staged
+    // byte is written once and read once. (Intranode: no RDMA stage.)
+    const double send = t * tb * (1.0 + (has_rdma ? 2.0 * r.remote_nodes_per_token : 0.0));
+    const double recv = t * tb * s.imbalance *
+                        ((has_rdma ? 2.0 * r.remote_nodes_per_token : 0.0) +
+                         3.0 * r.ranks_per_token);
+    w.hbm_bytes = send + recv;
     out.logical_bytes = t * (has_rdma ? r.nodes_per_token : r.ranks_per_token) * tb;
     k.logical_bytes = out.logical_bytes;
     k.detail =

@@ -16,10 +16,10 @@
 //                rank's experts: cv = expert_load_cv / sqrt(physical experts per rank).
 //   hottest = mean x (1 + z(ep) x cv), z(n) the expected largest of n standard normals.
 //
-// Lateness of the slowest rank at an exchange (the barrier every other rank waits in): the ranks
-// ran the same work since the previous exchange, each with its own time; the slowest of n is
-// z(n) x cv_time x (that work's time) late (the hardware profile's rank_time_cv: clocks, host
-// jitter, DP-attention batches), plus what the hottest rank's extra rows cost it.
+// The wait at an exchange (the barrier): the ranks ran the same work since the previous exchange,
+// each at its own pace (the hardware profile's rank_time_cv_*: GPU clocks, host jitter), and the
+// exchange moves only when the last has arrived: z(n) x cv x (that work's time) after the mean
+// rank, which the simulation follows, plus what the hottest rank's extra rows cost it.
 #include <cstdint>
 
 namespace ovs {
@@ -60,8 +60,9 @@ double hot_rank_load_ratio(const ModelConfig& m, const Workload& w);
 // The same for a micro-batch of `tokens` tokens per rank.
 double hot_rank_load_ratio(const ModelConfig& m, const Workload& w, std::int64_t tokens);
 
-// How late the slowest of `ep` ranks arrives, for `work_us` of work per rank since the previous
-// exchange at time spread `rank_time_cv`: z(ep) x rank_time_cv x work_us.
+// How long after the mean rank the last of `ep` ranks arrives at an exchange, for `work_us` of
+// work per rank since the previous exchange at time spread `rank_time_cv`: the expected largest
+// of ep normal draws, z(ep) x rank_time_cv x work_us.
 double slowest_rank_lateness_us(int ep, double rank_time_cv, double work_us);
 
 }  // namespace ovs

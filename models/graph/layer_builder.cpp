@@ -261,8 +261,9 @@ void LayerBuilder::scope_tensors(LayerPlan& p, int layer) {
 // The wait for the slowest of the EP ranks at each exchange of a MoE layer: each rank ran the
 // same work since its previous exchange (before the dispatch: the layer's kernels outside the
 // routed experts; before the combine: the routed experts) at its own pace, and the slowest of
-// them is z(EP) x rank_time_cv x that work late (rank_spread.hpp); before the combine the
-// hottest rank's extra expert rows add what they cost it alone. Normal mode waits in the barrier
+// them is z(EP) x rank_time_cv x that work later than the mean rank the simulation follows
+// (rank_spread.hpp); before the combine the hottest rank's extra expert rows add what they cost
+// it alone. Normal mode waits in the barrier
 // kernel before the count exchange / cached_notify; low-latency mode's receive polls that much
 // longer for the last rank's data.
 void LayerBuilder::rank_waits(LayerPlan& p) const {
@@ -279,7 +280,8 @@ void LayerBuilder::rank_waits(LayerPlan& p) const {
     }
   }
   if (!experts) return;
-  const double cv = hw_.kernels.comm.rank_time_cv;
+  const double cv = w_.graphs() ? hw_.kernels.comm.rank_time_cv_graph
+                                : hw_.kernels.comm.rank_time_cv_eager;
   const double wait_dispatch = slowest_rank_lateness_us(w_.ep, cv, rest_us);
   const double wait_combine =
       p.hot_rank_experts_extra_us + slowest_rank_lateness_us(w_.ep, cv, experts_us);
@@ -327,9 +329,13 @@ DeepepShape LayerBuilder::deepep_shape(const MicroBatch& mb, CommOp op) const {
   s.routing = {
       physical, m_.topk,         grouped ? m_.expert_groups : 1, grouped ? m_.topk_groups : 1,
       w_.ep,    w_.gpus_per_node};
-  // Every rank's exchange lasts until the hottest rank has received (dispatch) or sent (combine)
-  // its rows: the transfer carries the hottest rank's load.
-  s.imbalance = hot_rank_load_ratio(m_, w_, mb.tokens);
+  // Normal mode moves tokens through bounded buffers, so every rank's exchange lasts until the
+  // hottest rank has received (dispatch) or sent (combine) its rows: the transfer carries the
+  // hottest rank's load. Low-latency mode puts each message straight into its receiver's buffer:
+  // the simulated (mean) rank's dispatch receives the mean, but its combine waits for the rows
+  // the hottest rank sends back.
+  const double hot = hot_rank_load_ratio(m_, w_, mb.tokens);
+  s.imbalance = s.mode == DeepepMode::low_latency && op == CommOp::dispatch ? 1.0 : hot;
   s.physical_experts = physical;
   return s;
 }
@@ -480,7 +486,7 @@ void LayerBuilder::add_moe_ops(LayerPlan& p, int layer, const MicroBatch& mb,
   // time it waits for that rank at the combine (barrier below) and as the longer transfers.
   OpPlan experts{"experts", expert_kernels(1.0), {}, {}};
   {
-    const double hot = ds.imbalance;
+    const double hot = cs.imbalance;
     double mean_us = 0, hot_us = 0;
     for (const auto& k : experts.kernels) mean_us += solo_time_us(hw_.engine, k.cost.spec());
     if (hot > 1.0)

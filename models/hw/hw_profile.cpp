@@ -165,7 +165,7 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
                 {"deepep_normal_sms", "normal_nvlink_efficiency", "normal_rdma_efficiency",
                  "ll_nvlink_efficiency", "ll_rdma_efficiency", "ll_latency_us",
                  "ll_latency_per_log2_ep_us", "collective_efficiency", "collective_sms",
-                 "rank_time_cv"});
+                 "rank_time_cv_eager", "rank_time_cv_graph"});
     CommParams& p = k.comm;
     p.deepep_normal_sms = static_cast<int>(num.read(c, "deepep_normal_sms", {1, double(sm_count)}));
     p.normal_nvlink_efficiency = num.read(c, "normal_nvlink_efficiency", yaml::kFraction);
@@ -176,7 +176,8 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
     p.ll_latency_per_log2_ep_us = num.read(c, "ll_latency_per_log2_ep_us", yaml::kNonNegative);
     p.collective_efficiency = num.read(c, "collective_efficiency", yaml::kFraction);
     p.collective_sms = static_cast<int>(num.read(c, "collective_sms", {1, double(sm_count)}));
-    p.rank_time_cv = num.read_opt(c, "rank_time_cv", {0, 1}, 0);
+    p.rank_time_cv_eager = num.read_opt(c, "rank_time_cv_eager", {0, 1}, 0);
+    p.rank_time_cv_graph = num.read_opt(c, "rank_time_cv_graph", {0, 1}, 0);
   }
   k.framework_op_us = num.read(m, "framework_op_us", yaml::kNonNegative);
 }
@@ -258,12 +259,14 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
       clock_ratio / hw.sm_count;
   {
     yaml::Map h(m.required("hbm"),
-                {"peak_gbps", "achievable_gbps", "saturation_sms", "capacity_gb"});
+                {"peak_gbps", "achievable_gbps", "saturation_sms", "capacity_gb",
+                 "loaded_latency_slowdown"});
     p.hbm_peak_gbps = num.read(h, "peak_gbps", yaml::kPositive);
     const double ach = num.read(h, "achievable_gbps", yaml::kPositive);
     if (ach > p.hbm_peak_gbps) h.required("achievable_gbps").fail("must not exceed peak_gbps");
     hw.hbm_bytes_per_us = units::gbps_to_bytes_per_us(ach);
     hw.hbm_saturation_sms = num.read(h, "saturation_sms", {1, double(hw.sm_count)});
+    hw.hbm_loaded_slowdown = num.read_opt(h, "loaded_latency_slowdown", {0, 100}, 0);
     p.hbm_capacity_gb = num.read_opt(h, "capacity_gb", yaml::kPositive, 0);
   }
   {

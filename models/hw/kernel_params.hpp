@@ -89,8 +89,11 @@ struct CommParams {
   double collective_efficiency = 1;      // all-gather / reduce-scatter on NVLink
   int collective_sms = 16;               // SMs an NCCL collective holds
   // Spread (coefficient of variation) of one rank's time for the same work between two
-  // exchanges: the slowest of EP ranks arrives z(EP) x this x that time late (rank_spread.hpp).
-  double rank_time_cv = 0;
+  // exchanges (rank_spread.hpp): eagerly launched, where each rank's host paces its kernels
+  // (Python, the host waiting on DeepEP's counts), and replayed from CUDA graphs, where only the
+  // GPUs' own pace differs.
+  double rank_time_cv_eager = 0;
+  double rank_time_cv_graph = 0;
 };
 
 struct KernelParams {

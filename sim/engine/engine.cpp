@@ -684,8 +684,67 @@ class Run {
         r.cap = rate_ceiling(hw_, m, r.resident, r.usage);
         r.cap_resident = r.resident;
       }
-      const double cap = r.cap;
       solver_index_.push_back(k);
+    }
+    add_consumers(groups, nullptr);
+    solver_.solve();
+    // Loaded memory latency: a kernel on SMs waits for its operands from the memory system, and
+    // the queues the other running kernels keep in front of DRAM lengthen every load it makes,
+    // so it runs slower by 1 + hbm_loaded_slowdown x (their share of the DRAM bandwidth). The
+    // shares come from the rates just solved; the problem is solved once more with the ceilings
+    // so lowered (one step of the fixed point).
+    if (hw_.hbm_loaded_slowdown > 0 && solver_index_.size() >= 2 && base_capacity_[kHbm] > 0) {
+      double hbm_total = 0;
+      for (size_t i = 0; i < solver_index_.size(); ++i) {
+        const double x = solver_.rate()[i];
+        if (x != kInf) hbm_total += x * kr_[solver_index_[i]].usage[kHbm];
+      }
+      loaded_.assign(solver_index_.size(), 1.0);
+      bool any = false;
+      for (size_t i = 0; i < solver_index_.size(); ++i) {
+        const int k = solver_index_[i];
+        const double x = solver_.rate()[i];
+        if (models_[k].given || models_[k].grid <= 0 || x == kInf) continue;
+        const double others = std::max(0.0, hbm_total - x * kr_[k].usage[kHbm]);
+        const double u = std::min(1.0, others / base_capacity_[kHbm]);
+        if (u <= 0) continue;
+        loaded_[i] = 1.0 / (1.0 + hw_.hbm_loaded_slowdown * u);
+        any = true;
+      }
+      if (any) {
+        if (shared_groups_.empty()) {
+          solver_.clear();
+        } else {
+          solver_.reset(R);
+          solver_.set_capacities(capacity_);
+        }
+        add_consumers(groups, &loaded_);
+        solver_.solve();
+      }
+    }
+    for (size_t i = 0; i < solver_index_.size(); ++i)
+      kr_[solver_index_[i]].rate = solver_.rate()[i];
+    if (!observed_) return;
+    Counters c;
+    pool_.occupancy(c.sms_busy, c.sms_shared, c.ctas_resident);
+    for (size_t i = 0; i < solver_index_.size(); ++i) {
+      const KernelRun& r = kr_[solver_index_[i]];
+      if (r.rate == kInf) continue;
+      c.hbm_bytes_per_us += r.rate * r.usage[kHbm];
+      c.l2_bytes_per_us += r.rate * r.usage[kL2];
+      for (int l = 0; l < kNumLinks; ++l) c.link_bytes_per_us[l] += r.rate * r.usage[kNvlink + l];
+    }
+    obs_->on_counters(t_, c);
+  }
+
+  // The running kernels of solver_index_ as the solver's consumers, each at its rate ceiling
+  // (times `factor`[i] when given), with its pull on the SM groups it shares.
+  void add_consumers(const std::vector<SmPool::Group>& groups, const std::vector<double>* factor) {
+    for (size_t i = 0; i < solver_index_.size(); ++i) {
+      const int k = solver_index_[i];
+      const KernelRun& r = kr_[k];
+      const KernelModel& m = models_[k];
+      const double cap = factor ? r.cap * (*factor)[i] : r.cap;
       if (shared_groups_.empty()) {
         solver_.add(cap, r.usage.data());
         continue;
@@ -705,20 +764,6 @@ class Run {
         }
       solver_.add(cap, usage_.data());
     }
-    solver_.solve();
-    for (size_t i = 0; i < solver_index_.size(); ++i)
-      kr_[solver_index_[i]].rate = solver_.rate()[i];
-    if (!observed_) return;
-    Counters c;
-    pool_.occupancy(c.sms_busy, c.sms_shared, c.ctas_resident);
-    for (size_t i = 0; i < solver_index_.size(); ++i) {
-      const KernelRun& r = kr_[solver_index_[i]];
-      if (r.rate == kInf) continue;
-      c.hbm_bytes_per_us += r.rate * r.usage[kHbm];
-      c.l2_bytes_per_us += r.rate * r.usage[kL2];
-      for (int l = 0; l < kNumLinks; ++l) c.link_bytes_per_us[l] += r.rate * r.usage[kNvlink + l];
-    }
-    obs_->on_counters(t_, c);
   }
 
   // From the GPU's last sync (gpu_t_): running kernels' state is as of that time.
@@ -1284,6 +1329,7 @@ class Run {
   std::vector<double> base_capacity_;
   std::vector<double> capacity_;  // scratch
   std::vector<double> usage_;     // scratch
+  std::vector<double> loaded_;    // scratch: loaded-latency factor per solver consumer
   std::vector<int> shared_groups_;
   std::vector<KernelModel> models_;
   std::vector<KernelRun> kr_;

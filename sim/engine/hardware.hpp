@@ -42,6 +42,9 @@ struct Hardware {
   double cuda_core_flops_per_us_per_sm = 0;
   double hbm_bytes_per_us = 0;    // achievable DRAM bandwidth, shared by all kernels
   double hbm_saturation_sms = 1;  // CTAs worth n SMs pull at most n/saturation of it
+  // A kernel on SMs beside others that keep DRAM busy runs slower by 1 + this x their share of
+  // the DRAM bandwidth (loaded memory latency); 0: no such slowdown.
+  double hbm_loaded_slowdown = 0;
   double l2_bytes_per_us = 0;
   double l2_saturation_sms = 1;
   double l2_size_bytes = 0;

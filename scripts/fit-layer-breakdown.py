@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Fits the numbers of the many-ranks model to the in-sample rows of a layer breakdown.
+
+The rows marked `use: fit` in calibrate/published/sglang_h100_layer_breakdown.csv (SGLang's
+H100 report: the DeepEP exchanges' core and barrier time per layer) inform three numbers:
+  moe.expert_load_cv of the model config (how uneven SGLang's EPLB placement leaves the
+    ranks' expert loads: the default-EPLB series against the perfect one),
+  kernels.comm.rank_time_cv_eager and rank_time_cv_graph of the profile (how far apart the
+    ranks arrive at an exchange, eager prefill and CUDA-graph decode).
+A grid search over the three (each run is `overlapsim validate --json`), least squares of the
+log of predicted over measured; the rows marked `check` are not read. Writes nothing unless
+--write is given: then the best values go into the YAML files with a source naming this script.
+
+    scripts/fit-layer-breakdown.py [--write]      (from the repository root, after building)
+"""
+import itertools
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+BIN = os.environ.get("OVERLAPSIM", "build/overlapsim")
+DATA = "calibrate/published/sglang_h100_layer_breakdown.csv"
+HW = "hw_profiles/h100-sxm.yaml"
+MODEL = "models/configs/deepseek-v3.yaml"
+
+
+def set_value(path, key, value, source):
+    text = open(path).read()
+    pattern = re.compile(r"^(\s*)" + key + r": \{value: [^,]*, source: \"[^\"]*\"\}", re.M)
+    if not pattern.search(text):
+        raise SystemExit(f"{path}: no '{key}: {{value, source}}' line")
+    text = pattern.sub(lambda m: f'{m.group(1)}{key}: {{value: {value:g}, source: "{source}"}}',
+                       text, count=1)
+    open(path, "w").write(text)
+
+
+def objective():
+    out = subprocess.run([BIN, "validate", DATA, "--json"], check=True, capture_output=True,
+                         text=True).stdout
+    rows = [r for r in json.loads(out)["rows"] if r["use"] == "fit" and r["measured_ms"] > 0]
+    return sum(math.log(max(r["predicted_ms"], 1e-6) / r["measured_ms"]) ** 2 for r in rows), rows
+
+
+def main():
+    grid_load = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8]
+    grid_eager = [0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1]
+    grid_graph = [0.0, 0.01, 0.02, 0.04, 0.06, 0.08]
+    original = {p: open(p).read() for p in (HW, MODEL)}
+    best = None
+    try:
+        for load, eager, graph in itertools.product(grid_load, grid_eager, grid_graph):
+            set_value(MODEL, "expert_load_cv", load, "trial")
+            set_value(HW, "rank_time_cv_eager", eager, "trial")
+            set_value(HW, "rank_time_cv_graph", graph, "trial")
+            cost, rows = objective()
+            if best is None or cost < best[0]:
+                best = (cost, load, eager, graph, rows)
+    finally:
+        for p, text in original.items():
+            open(p, "w").write(text)
+    cost, load, eager, graph, rows = best
+    print(f"best: expert_load_cv {load:g}, rank_time_cv_eager {eager:g}, rank_time_cv_graph "
+          f"{graph:g}; sum of squared log errors {cost:.4f} over {len(rows)} fit rows")
+    for r in rows:
+        print(f"  {r['series']:<55} {r['category']:<18} measured {r['measured_ms']:8.3f} "
+              f"predicted {r['predicted_ms']:8.3f} ({100 * r['error']:+.1f} %)")
+    if "--write" in sys.argv:
+        src = (f"fitted by scripts/fit-layer-breakdown.py to the use=fit rows of {DATA} "
+               f"(SGLang's H100 EP report, lmsys.org 2025-05-05: the DeepEP exchanges' core and "
+               f"barrier ms per layer, in-sample; grid search)")
+        set_value(MODEL, "expert_load_cv", load, src)
+        set_value(HW, "rank_time_cv_eager", eager, src)
+        set_value(HW, "rank_time_cv_graph", graph, src)
+        print("written")
+
+
+if __name__ == "__main__":
+    main()
