@@ -279,6 +279,13 @@ TEST_CASE("bad programs: every class, one located line, no trace left behind", "
 
 TEST_CASE("bad model configs: every class, one located line, no trace left behind", "[bad-input]") {
   const std::string v3 = slurp(source_path("models/configs/deepseek-v3.yaml"));
+  // The line of the shipped config a case edits (the config grows as the model does).
+  auto line_of = [&v3](const std::string& text) {
+    const auto at = v3.find(text);
+    REQUIRE(at != std::string::npos);
+    return 1 + static_cast<int>(std::count(v3.begin(), v3.begin() + at, '\n'));
+  };
+  const int v3_lines = static_cast<int>(std::count(v3.begin(), v3.end(), '\n'));
   const auto w = whatif("{in}", "h800-sxm", "tbo-decode");
   check_all({
       {"model-malformed", w, edit(v3, "hidden: {value: 7168,", "hidden: {value: 7168 ["), 5, "",
@@ -298,16 +305,18 @@ TEST_CASE("bad model configs: every class, one located line, no trace left behin
        "dense_layers.value", "must be in [0,"},
       {"model-unknown-family", w, edit(v3, "family: v3", "family: v5"), 4, "family",
        "unknown value 'v5' (did you mean 'v3'?)"},
-      {"model-unknown-dtype", w, edit(v3, "expert_dtype: fp8", "expert_dtype: fp6"), 26,
+      {"model-unknown-dtype", w, edit(v3, "expert_dtype: fp8", "expert_dtype: fp6"),
+       line_of("expert_dtype: fp8"),
        "moe.expert_dtype", "expected one of: bf16, fp8, fp4"},
-      {"model-v4-key-in-v3", w, v3 + "mhc: {hc_mult: 4, sinkhorn_iters: 20}\n", 36, "mhc",
+      {"model-v4-key-in-v3", w, v3 + "mhc: {hc_mult: 4, sinkhorn_iters: 20}\n", v3_lines + 1, "mhc",
        "mHC is a V4 feature"},
       {"model-mtp-rate", w,
-       edit(v3, "acceptance_rate: {value: 0.85", "acceptance_rate: {value: 1.5"), 35,
+       edit(v3, "acceptance_rate: {value: 0.85", "acceptance_rate: {value: 1.5"),
+       line_of("acceptance_rate: {value: 0.85"),
        "mtp.acceptance_rate.value", "must be <= 1, got 1.5"},
       {"model-mtp-no-source", w,
        edit(v3, "acceptance_rate: {value: 0.85, source:", "acceptance_rate: {value: 0.85, sorce:"),
-       35, "mtp.acceptance_rate.sorce", "unknown key (did you mean 'source'?)"},
+       line_of("acceptance_rate: {value: 0.85"), "mtp.acceptance_rate.sorce", "unknown key (did you mean 'source'?)"},
       {"model-truncated", w, cut_after(v3, "routed_experts: {value: 256, sour"), 19, "",
        "malformed YAML"},
       {"model-missing-file", w, "", 0, "", "no such model file", Input::missing},

@@ -63,10 +63,13 @@ TEST_CASE(
   REQUIRE(b_dispatch < long(deepep.size()));
   REQUIRE(a_combine < long(deepep.size()));
   CHECK(b_dispatch < a_combine);
-  // Each dispatch is preceded by its layout and count exchange, each combine by its barrier.
+  // Each dispatch is preceded by its layout, the wait for the slowest rank and the count
+  // exchange; each combine by that wait and its barrier (cached_notify).
   CHECK(deepep[b_dispatch - 1] == "B.L5.notify");
-  CHECK(deepep[b_dispatch - 2] == "B.L5.layout");
+  CHECK(deepep[b_dispatch - 2] == "B.L5.barrier");
+  CHECK(deepep[b_dispatch - 3] == "B.L5.layout");
   CHECK(deepep[a_combine - 1] == "A.L5.notify");
+  CHECK(deepep[a_combine - 2] == "A.L5.barrier");
   // The FP8 quant of the tokens runs in dispatch_a, on the compute stream.
   const auto compute = stream_order(b, 0);
   CHECK(position(compute, "A.L5.dispatch_quant") < long(compute.size()));

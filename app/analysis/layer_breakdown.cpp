@@ -51,7 +51,8 @@ LayerBreakdown layer_breakdown(const StrategyRun& run, const Hardware& hw, int f
     // A transfer in flight holds no SM and sits on no stream of the GPU's: not a kernel.
     if (info.kernel == "in_flight") continue;
     const std::string cat = breakdown_category(info, spec);
-    // The engine charges the front end's gap as the start of each kernel holding SMs.
+    // The front end's gap before each kernel holding SMs is part of its fixed latency (the
+    // profile's kernel_gap_*_us says how much): a profiler shows it between kernels.
     const bool gapped = !spec.duration_us && (spec.fixed_sms > 0 || spec.work.ctas > 0);
     const double gap = gapped ? std::min(gap_us, dur) : 0.0;
     in_run_us[cat] += dur - gap;

@@ -277,6 +277,9 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
   r.hw = hw.name;
   r.phase = w_.phase == Phase::prefill ? "prefill" : "decode";
   r.workload = workload_for(over_s);
+  r.hot_rank_load = hot_rank_load_ratio(model, r.workload);
+  if (const AttentionBackend* ab = builder(r.workload).attention_backend())
+    r.attention_backend = ab->name;
   r.baseline = base.stats;
   r.overlapped = over.stats;
   r.speedup = r.baseline.total_us / r.overlapped.total_us;

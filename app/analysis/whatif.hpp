@@ -47,6 +47,11 @@ struct DegradationItem {
 struct WhatIfResult {
   std::string model, hw, phase;
   Workload workload;
+  // The hottest rank's expert load over the mean for the whole batch (the workload's --imbalance,
+  // or the routing statistics', rank_spread.hpp), and the attention backend the layers use
+  // (empty: the profile's own efficiencies).
+  double hot_rank_load = 1;
+  std::string attention_backend;
   ProgramStats baseline, overlapped;
   double speedup = 1;
   double advantage_us = 0;

@@ -75,7 +75,9 @@ void write_whatif_json(std::ostream& out, const WhatIfResult& r) {
   j["ep"] = w.ep;
   j["gpus_per_node"] = w.gpus_per_node;
   j["redundant_experts"] = w.redundant_experts;
-  j["imbalance"] = w.imbalance;
+  j["imbalance"] = r.hot_rank_load;  // resolved: the user's, or the routing statistics'
+  j["placement"] = placement_name(w.placement);
+  j["attention_backend"] = r.attention_backend.empty() ? Json(nullptr) : Json(r.attention_backend);
   j["cuda_graphs"] = w.graphs();
   j["deepep_mode"] = w.mode() == DeepepMode::normal ? "normal" : "low_latency";
   j["strategy"] = r.overlapped.strategy;

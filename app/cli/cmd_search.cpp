@@ -78,7 +78,8 @@ void add_search_command(CLI::App& app, CliContext& ctx) {
                   "Extra physical expert copies (SGLang --ep-num-redundant-experts)")
       ->check(flags::whole_int(0));
   cmd->add_option("--imbalance", o->workload.imbalance,
-                  "Hottest rank's expert load over the mean: auto (routing statistics) or >= 1");
+                  "Hottest rank's expert load over the mean: auto (routing statistics) or >= 1")
+      ->check(flags::auto_or_real(1, std::numeric_limits<double>::infinity()));
   cmd->add_option("--placement", o->workload.placement, "Expert placement: eplb or balanced")
       ->check(flags::one_of({"eplb", "balanced"}));
   cmd->add_option("--deepep-mode", o->workload.deepep_mode,

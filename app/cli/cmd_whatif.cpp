@@ -97,7 +97,8 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--imbalance", o->workload.imbalance,
                   "Hottest rank's expert load over the mean: auto (from the routing statistics, "
                   "the EP size and --placement) or a number >= 1")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(flags::auto_or_real(1, std::numeric_limits<double>::infinity()));
   cmd->add_option("--placement", o->workload.placement,
                   "Expert placement: eplb (SGLang's EPLB placement, its default) or balanced (a "
                   "perfect placement, SGLang's simulated perfect EPLB)")

@@ -50,6 +50,17 @@ CLI::Validator real(double lo, double hi) {
       open ? fmt::format("NUMBER>={}", lo) : fmt::format("NUMBER in [{}, {}]", lo, hi));
 }
 
+CLI::Validator auto_or_real(double lo, double hi) {
+  const CLI::Validator number = real(lo, hi);
+  return CLI::Validator(
+      [number](std::string& text) -> std::string {
+        if (text == "auto") return {};
+        std::string copy = text;
+        return number(copy);
+      },
+      fmt::format("auto|NUMBER>={}", lo));
+}
+
 CLI::Validator one_of(std::vector<std::string> choices) {
   const std::string desc = "{" + yaml::join(choices, ",") + "}";
   return CLI::Validator(

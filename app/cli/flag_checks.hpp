@@ -22,6 +22,8 @@ inline CLI::Validator whole_count(long long lo) {
 }
 // A finite real number in [lo, hi].
 CLI::Validator real(double lo, double hi);
+// "auto", or a number as real(lo, hi) checks it.
+CLI::Validator auto_or_real(double lo, double hi);
 // One of `choices`, with the nearest suggested when it is none of them.
 CLI::Validator one_of(std::vector<std::string> choices);
 

@@ -127,15 +127,9 @@ class Run {
     for (size_t k = 0; k < p.kernels.size(); ++k) {
       const KernelSpec& spec = p.kernels[k];
       const int from = sh_.model_from[k];
-      if (from < 0) {
+      if (from < 0)
         models_.push_back(make_kernel_model(hw, spec, p.launch_mode));
-        // The front end's gap before each kernel that holds SMs (not a transfer in flight, not
-        // a given duration: a measured kernel's time is its own).
-        KernelModel& km = models_.back();
-        if (!km.given && km.grid > 0)
-          km.latency_us += p.launch_mode == LaunchMode::graph ? hw.kernel_gap_graph_us
-                                                              : hw.kernel_gap_eager_us;
-      } else
+      else
         models_.push_back(models_[static_cast<size_t>(from)]);
       const auto& m = models_.back();
       pool_.set_share(static_cast<int>(k), m.share, m.occupancy);
