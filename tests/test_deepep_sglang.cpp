@@ -80,7 +80,9 @@ TEST_CASE("normal mode: the compute stream is busy while DeepEP communicates (th
   // With the combine launched in combine_b, B's dispatch no longer queues behind A's combine on
   // DeepEP's stream, so B's experts can start while A's combine runs. Over a steady-state MoE
   // layer of tbo-prefill the compute stream must be busy most of the time: the GPU's idle time
-  // (nothing running) stays under 10 % of the forward.
+  // (nothing running) stays under 10 % of the forward. The compute stream itself now waits a
+  // little while DeepEP waits for the slowest rank (the barrier before each exchange), so it is
+  // busy 85 % of the forward rather than 90 %.
   WhatIfRequest r;
   r.model = "deepseek-v3";
   r.hw = "h100-sxm";
@@ -89,7 +91,8 @@ TEST_CASE("normal mode: the compute stream is busy while DeepEP communicates (th
   const WhatIfResult w = run_whatif(r);
   INFO("forward " << w.overlapped.total_us << " us, compute running "
                   << w.overlapped.compute_busy_us << " us");
-  CHECK(w.overlapped.compute_busy_us > 0.9 * w.overlapped.total_us);
+  CHECK(w.overlapped.gpu_idle_us < 0.1 * w.overlapped.total_us);
+  CHECK(w.overlapped.compute_busy_us > 0.85 * w.overlapped.total_us);
   CHECK(w.speedup > 1.0);
 }
 

@@ -94,16 +94,19 @@ TEST_CASE("seed 2 table: dependent ops gain nothing", "[seed2]") {
 
 TEST_CASE("seed 2 table: compute-bound beside memory-bound gains a lot", "[seed2]") {
   // The GEMM on 100 SMs (DeepSeek gives compute 108 SMs, BRIEF) leaves 32 to the norm, which is
-  // enough to pull most of HBM: the norm hides behind the GEMM.
+  // enough to pull most of HBM: the norm hides behind the GEMM. Each slows the other by the
+  // loaded memory latency (hbm.loaded_latency_slowdown: a GEMM beside a DRAM-heavy kernel ran
+  // 1.35x longer on the H200), so a little less of the norm stays hidden: more than 45 %.
   const Pair p = run_pair({big_gemm(100)}, {rmsnorm_cost(h800(), 16384, 7168)});
   CHECK(p.overlapped_us / p.serial_us < 0.85);
-  CHECK(p.hidden_fraction() > 0.5);
+  CHECK(p.hidden_fraction() > 0.45);
 }
 
 TEST_CASE("seed 2 table: a big GEMM beside many us-scale kernels gains the most", "[seed2]") {
   const Pair tiny = run_pair({big_gemm(124)}, tiny_kernels(40));
   const Pair mem = run_pair({big_gemm(100)}, {rmsnorm_cost(h800(), 16384, 7168)});
-  CHECK(tiny.hidden_fraction() > 0.9);
+  // The tiny kernels' DRAM traffic slows the GEMM a little (loaded memory latency): > 85 % hidden.
+  CHECK(tiny.hidden_fraction() > 0.85);
   CHECK(tiny.hidden_fraction() > mem.hidden_fraction());
 }
 

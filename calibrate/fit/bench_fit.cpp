@@ -250,8 +250,8 @@ void fit_hbm(HwProfile& hw, const BenchData& d, BenchFitResult& res) {
 void fit_concurrency(HwProfile& hw, const BenchData& d, BenchFitResult& res) {
   const auto all = concurrency_measurements(d, hw);
   if (all.empty()) return;
-  std::vector<const Measurement*> rows;
-  for (const auto& m : all) rows.push_back(&m);
+  std::vector<const Measurement*> rows, slowdowns;
+  for (const auto& m : all) (m.family == "concurrency" ? rows : slowdowns).push_back(&m);
   const Knob issue{"sm.issue_capacity",
                    [](const HwProfile& h) { return h.engine.sm.issue_capacity; },
                    [](HwProfile& h, double v) { h.engine.sm.issue_capacity = v; }, 0.25, 2.0};
@@ -261,13 +261,15 @@ void fit_concurrency(HwProfile& hw, const BenchData& d, BenchFitResult& res) {
   const Knob dispatch{"sm.dispatch_share",
                       [](const HwProfile& h) { return h.engine.sm.dispatch_share; },
                       [](HwProfile& h, double v) { h.engine.sm.dispatch_share = v; }, 0.0, 1.0};
-  // How much a kernel slows beside others that keep DRAM busy (loaded memory latency): the
-  // persistent 20-SM reader beside a GEMM, and the GEMM beside it, end later than SM sharing and
-  // bandwidth shares alone explain.
+  res.families.push_back(fit_family(hw, res, "concurrency", rows, {issue, dispatch}));
+  // How much a kernel slows beside others that keep DRAM busy (loaded memory latency), from each
+  // workload's end in the together runs over its time alone: the persistent 20-SM reader beside
+  // a GEMM, and the GEMM beside it, end later than SM sharing and bandwidth shares explain.
+  if (slowdowns.empty()) return;
   const Knob loaded{"hbm.loaded_latency_slowdown",
                     [](const HwProfile& h) { return h.engine.hbm_loaded_slowdown; },
                     [](HwProfile& h, double v) { h.engine.hbm_loaded_slowdown = v; }, 0.0, 5.0};
-  res.families.push_back(fit_family(hw, res, "concurrency", rows, {issue, dispatch, loaded}));
+  res.families.push_back(fit_family(hw, res, "concurrency_slowdown", slowdowns, {loaded}));
 }
 
 void fit_l2(HwProfile& hw, const BenchData& d, BenchFitResult& res) {
