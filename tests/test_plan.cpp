@@ -192,11 +192,14 @@ TEST_CASE("plan: a tighter target moves the best point; an impossible one names 
 }
 
 TEST_CASE("plan: MTP adds 1 + acceptance tokens a step and charges the draft", "[plan]") {
-  const CliResult r =
-      cli({"plan",   "--model",      "deepseek-v3", "--hw",      "h800-sxm", "--phase",
-           "decode", "--gpus",       "16",          "--tpot-ms", "1000",     "--tokens-per-gpu",
-           "64",     "--strategies", "no-overlap",  "--mtp",     "on",       "--mtp-acceptance",
-           "0.5",    "--json"});
+  const CliResult r = cli({"plan",      "--model",      "deepseek-v3",
+                           "--hw",      "h800-sxm",     "--phase",
+                           "decode",    "--gpus",       "16",
+                           "--tpot-ms", "1000",         "--tokens-per-gpu",
+                           "64",        "--strategies", "no-overlap",
+                           "--mtp",     "on",           "--mtp-acceptance",
+                           "0.5",       "--json",       "--kv-cache-dtype",
+                           "fp8_e4m3"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   const Json j = Json::parse(r.out);
@@ -212,6 +215,10 @@ TEST_CASE("plan: MTP adds 1 + acceptance tokens a step and charges the draft", "
   const auto flags = b["sglang_flags"].get<std::vector<std::string>>();
   CHECK(contains(flags, "--speculative-algorithm EAGLE"));
   CHECK(contains(flags, "--speculative-num-draft-tokens 2"));
+  // 64 requests of 4096 tokens need 18.4 GB of KV in BF16, more than SGLang's default fraction
+  // leaves the pool at EP 16 beside 57 GB of weights; in FP8 (9.2 GB) they fit, and the launch
+  // says so.
+  CHECK(contains(flags, "--kv-cache-dtype fp8_e4m3"));
 }
 
 TEST_CASE("plan: prefill TTFT counts the chunks a long prompt needs", "[plan]") {
@@ -307,7 +314,15 @@ TEST_CASE("SGLang flags follow the strategy and the point", "[plan][sglang]") {
   const SglangLaunch pre =
       sglang_launch(pp, load_strategy("tbo-prefill", ModelFamily::v3), v3, h800, preq);
   CHECK(contains(pre.flags, "--enable-two-batch-overlap"));
-  CHECK(contains(pre.flags, "--chunked-prefill-size 589824"));  // 8192 x 72
+  // A 4096-token prompt fits the 8192-token batch: no chunked prefill, so that SGLang's default
+  // --mem-fraction-static counts one rank's 8192 tokens (models/memory/sglang_server.hpp).
+  CHECK(contains(pre.flags, "--chunked-prefill-size -1"));
+  CHECK(contains(pre.flags, "--max-prefill-tokens 8192"));
+  // A longer prompt is chunked over the instance: 1024 x 72.
+  pp.tokens_per_gpu = 1024;
+  const SglangLaunch chunked =
+      sglang_launch(pp, load_strategy("tbo-prefill", ModelFamily::v3), v3, h800, preq);
+  CHECK(contains(chunked.flags, "--chunked-prefill-size 73728"));
   const int dg = h800.engine.sm_count - h800.kernels.comm.deepep_normal_sms;
   bool noted = false;
   for (const auto& n : pre.notes)
