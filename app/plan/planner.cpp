@@ -371,12 +371,13 @@ PlanResult run_plan(const PlanRequest& asked) {
       req.redundant.empty() ? "the fewest that let EP divide the experts" : "as given",
       req.imbalance));
   res.notes.push_back(fmt::format(
-      "memory as SGLang holds it: --mem-fraction-static {} of the GPU's {:.1f} GB for weights and "
-      "the KV pool, the rest for fixed overheads and the hottest rank's transients; a point that "
-      "does not fit is not simulated, one within 5 % of a limit is marked tight",
-      req.memory.mem_fraction_static == "auto" ? "SGLang's default for each point's launch"
-                                               : req.memory.mem_fraction_static,
-      device_capacity_bytes(hw) / units::kBytesPerGB));
+      "memory as SGLang holds it: the weights and the KV pool in --mem-fraction-static x the "
+      "GPU's {:.1f} GB ({}), fixed overheads and the hottest rank's transients in the rest; a "
+      "point that does not fit is not simulated, one within 5 % of a limit is marked tight",
+      device_capacity_bytes(hw) / units::kBytesPerGB,
+      req.memory.mem_fraction_static == "auto"
+          ? "the fraction SGLang's own default gives each point's launch"
+          : "--mem-fraction-static " + req.memory.mem_fraction_static));
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }
