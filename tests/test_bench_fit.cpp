@@ -408,9 +408,8 @@ TEST_CASE("calibrate --bench fits the issue capacity co-resident CTAs share from
   CHECK(together[0] > 520 * 1.2);
   write(together);
   const std::string out = (dir.parent_path() / "fitted.yaml").string();
-  const CliResult r =
-      cli({"calibrate", "--base", "h800-sxm", "--bench", dir.string(), "--out", out, "--only",
-           "sm.issue_capacity", "sm.dispatch_share"});
+  const CliResult r = cli({"calibrate", "--base", "h800-sxm", "--bench", dir.string(), "--out", out,
+                           "--only", "sm.issue_capacity", "sm.dispatch_share"});
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
   const HwProfile fitted = load_hw_profile(out);

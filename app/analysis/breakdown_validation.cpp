@@ -16,10 +16,12 @@
 namespace ovs {
 namespace {
 
-const char* const kColumns[] = {"source",  "series",         "model",  "hw",
-                                "phase",   "tokens_per_gpu", "context", "ep",
-                                "redundant_experts", "placement", "strategy",
-                                "attention_backend", "run", "category", "measured_ms", "use"};
+const char* const kColumns[] = {"source",    "series",   "model",
+                                "hw",        "phase",    "tokens_per_gpu",
+                                "context",   "ep",       "redundant_experts",
+                                "placement", "strategy", "attention_backend",
+                                "run",       "category", "measured_ms",
+                                "use"};
 
 bool known_category(const std::string& c) {
   for (const char* k : kBreakdownCategories)
@@ -28,9 +30,9 @@ bool known_category(const std::string& c) {
 }
 
 std::string setting_key(const BreakdownRow& r) {
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", r.model, r.hw, r.phase,
-                     r.tokens_per_gpu, r.context, r.ep, r.redundant_experts, r.placement,
-                     r.strategy, r.attention_backend, r.decode_q_len);
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", r.model, r.hw, r.phase, r.tokens_per_gpu,
+                     r.context, r.ep, r.redundant_experts, r.placement, r.strategy,
+                     r.attention_backend, r.decode_q_len);
 }
 
 }  // namespace
@@ -55,7 +57,8 @@ BreakdownValidation validate_breakdown(const std::string& path) {
     r.line = t.line_of(i);
     auto whole = [&](const char* col) {
       const double x = t.number(i, col);
-      if (x < 0 || x != std::floor(x)) throw InputError(path, r.line, col, "expected a whole number >= 0");
+      if (x < 0 || x != std::floor(x))
+        throw InputError(path, r.line, col, "expected a whole number >= 0");
       return static_cast<long long>(x);
     };
     r.source = t.at(i, "source");
@@ -131,16 +134,17 @@ BreakdownValidation validate_breakdown(const std::string& path) {
 }
 
 void write_breakdown_validation(std::ostream& out, const BreakdownValidation& v) {
-  out << "layer breakdown: " << v.file << " (ms per MoE layer; predicted by the shipped profiles)\n";
+  out << "layer breakdown: " << v.file
+      << " (ms per MoE layer; predicted by the shipped profiles)\n";
   std::string series;
   for (const auto& r : v.rows) {
     if (r.series != series) {
       series = r.series;
-      out << fmt::format("\n{} - {} {} {} tokens/GPU {} context {} EP {}{}, {}, {} placement\n",
-                         r.series, r.model, r.hw, r.phase, r.tokens_per_gpu, r.context, r.ep,
-                         r.redundant_experts ? fmt::format(" +{} redundant", r.redundant_experts)
-                                             : "",
-                         r.strategy, r.placement);
+      out << fmt::format(
+          "\n{} - {} {} {} tokens/GPU {} context {} EP {}{}, {}, {} placement\n", r.series, r.model,
+          r.hw, r.phase, r.tokens_per_gpu, r.context, r.ep,
+          r.redundant_experts ? fmt::format(" +{} redundant", r.redundant_experts) : "", r.strategy,
+          r.placement);
       out << fmt::format("  {:<20} {:>7} {:>11} {:>10} {:>8}  {}\n", "category", "run",
                          "measured ms", "predicted", "error", "use");
     }
@@ -148,9 +152,10 @@ void write_breakdown_validation(std::ostream& out, const BreakdownValidation& v)
                        r.measured_ms, r.predicted_ms, 100 * r.error,
                        r.use == "fit" ? "fit (in-sample)" : "check (held back)");
   }
-  out << fmt::format("\nMAPE: in-sample (fit) {:.1f} % over {} rows; held back (check) {:.1f} % "
-                     "over {} rows\n",
-                     100 * v.mape_fit, v.n_fit, 100 * v.mape_check, v.n_check);
+  out << fmt::format(
+      "\nMAPE: in-sample (fit) {:.1f} % over {} rows; held back (check) {:.1f} % "
+      "over {} rows\n",
+      100 * v.mape_fit, v.n_fit, 100 * v.mape_check, v.n_check);
 }
 
 nlohmann::json breakdown_validation_json(const BreakdownValidation& v) {

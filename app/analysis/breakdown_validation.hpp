@@ -19,7 +19,7 @@ struct BreakdownRow {
   long long tokens_per_gpu = 0, context = 0;
   int ep = 0, redundant_experts = 0;
   int decode_q_len = 1;  // optional column: query tokens per request per decode step (MTP: 2)
-  std::string run;  // in_run: the strategy's run as it runs; alone: its kernels each alone
+  std::string run;       // in_run: the strategy's run as it runs; alone: its kernels each alone
   std::string category;
   double measured_ms = 0;
   std::string use;  // fit (in-sample) | check (held back)

@@ -64,8 +64,7 @@ LayerBreakdown layer_breakdown(const StrategyRun& run, const Hardware& hw, int f
   for (const auto& [cat, us] : in_run_us) out.in_run_ms[cat] = us / n / 1000.0;
   for (const auto& [cat, us] : alone_us) out.alone_ms[cat] = us / n / 1000.0;
   out.in_run_ms["Overall"] = per_layer_us / 1000.0;
-  out.in_run_ms["Comp Stream Bubble"] =
-      std::max(0.0, per_layer_us - compute_busy_us / n) / 1000.0;
+  out.in_run_ms["Comp Stream Bubble"] = std::max(0.0, per_layer_us - compute_busy_us / n) / 1000.0;
   if (comm_busy_us > 0)
     out.in_run_ms["Comm Stream Bubble"] = std::max(0.0, per_layer_us - comm_busy_us / n) / 1000.0;
   for (auto* m : {&out.in_run_ms, &out.alone_ms})

@@ -13,10 +13,18 @@
 namespace ovs {
 
 // The categories, in the report's words.
-inline constexpr const char* kBreakdownCategories[] = {
-    "Overall",       "Dispatch Core",   "Dispatch Barrier",   "Combine Core",
-    "Combine Barrier", "MoE",           "GEMM",               "Attention Core",
-    "Other Kernels", "Launch Overhead", "Comp Stream Bubble", "Comm Stream Bubble"};
+inline constexpr const char* kBreakdownCategories[] = {"Overall",
+                                                       "Dispatch Core",
+                                                       "Dispatch Barrier",
+                                                       "Combine Core",
+                                                       "Combine Barrier",
+                                                       "MoE",
+                                                       "GEMM",
+                                                       "Attention Core",
+                                                       "Other Kernels",
+                                                       "Launch Overhead",
+                                                       "Comp Stream Bubble",
+                                                       "Comm Stream Bubble"};
 
 struct LayerBreakdown {
   // ms per MoE layer by category; "Dispatch" and "Combine" are core + barrier (the report's

@@ -113,8 +113,9 @@ ModelConfig parse_model_config(const yaml::Value& root) {
     m.required("mhc").fail("mHC is a V4 feature");
   }
   {
-    yaml::Map e(m.required("moe"), {"routed_experts", "topk", "shared_experts", "inter", "groups",
-                                    "topk_groups", "hash_layers", "expert_dtype", "expert_load_cv"});
+    yaml::Map e(m.required("moe"),
+                {"routed_experts", "topk", "shared_experts", "inter", "groups", "topk_groups",
+                 "hash_layers", "expert_dtype", "expert_load_cv"});
     c.routed_experts = whole(e, "routed_experts", 1);
     c.topk = whole(e, "topk", 1);
     c.shared_experts = whole(e, "shared_experts");

@@ -80,9 +80,9 @@ DeepepCost deepep_cost(const HwProfile& hw, const DeepepShape& s) {
     // its NVLink buffer, and its receiving warps read them and write the output. Each staged
     // byte is written once and read once. (Intranode: no RDMA stage.)
     const double send = t * tb * (1.0 + (has_rdma ? 2.0 * r.remote_nodes_per_token : 0.0));
-    const double recv = t * tb * s.imbalance *
-                        ((has_rdma ? 2.0 * r.remote_nodes_per_token : 0.0) +
-                         3.0 * r.ranks_per_token);
+    const double recv =
+        t * tb * s.imbalance *
+        ((has_rdma ? 2.0 * r.remote_nodes_per_token : 0.0) + 3.0 * r.ranks_per_token);
     w.hbm_bytes = send + recv;
     out.logical_bytes = t * (has_rdma ? r.nodes_per_token : r.ranks_per_token) * tb;
     k.logical_bytes = out.logical_bytes;

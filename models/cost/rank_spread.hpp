@@ -36,10 +36,10 @@ double expected_max_std_normal(int n);
 
 struct RankLoadSpec {
   int ep = 8;
-  double tokens = 0;           // tokens each rank dispatches in this exchange
+  double tokens = 0;  // tokens each rank dispatches in this exchange
   int topk = 8;
-  int experts_per_rank = 1;    // physical experts (routed + redundant) / ep
-  double expert_load_cv = 0;   // spread of one physical expert's load under EPLB placement
+  int experts_per_rank = 1;   // physical experts (routed + redundant) / ep
+  double expert_load_cv = 0;  // spread of one physical expert's load under EPLB placement
   ExpertPlacement placement = ExpertPlacement::eplb;
 };
 

@@ -96,7 +96,7 @@ LayerBuilder::LayerBuilder(const ModelConfig& model, const HwProfile& hw, const 
   {
     const AttentionParams& ap = hw.kernels.attention;
     const std::string& asked = w.attention_backend;
-    const std::string name = !asked.empty()                ? asked
+    const std::string name = !asked.empty()              ? asked
                              : w.phase == Phase::prefill ? ap.default_prefill_backend
                                                          : ap.default_decode_backend;
     if (!name.empty()) {
@@ -104,9 +104,10 @@ LayerBuilder::LayerBuilder(const ModelConfig& model, const HwProfile& hw, const 
       if (!attention_backend_) {
         std::string listed;
         for (const auto& b : ap.backends) listed += (listed.empty() ? "" : ", ") + b.name;
-        throw InputError(hw.file, 0, "attention-backend",
-                         "'" + name + "' is not an attention backend of " + hw.name +
-                             (listed.empty() ? " (its profile lists none)" : " (it lists: " + listed + ")"));
+        throw InputError(
+            "", 0, "attention-backend",
+            "'" + name + "' is not an attention backend of " + hw.name +
+                (listed.empty() ? " (its profile lists none)" : " (it lists: " + listed + ")"));
       }
     }
   }
@@ -280,8 +281,8 @@ void LayerBuilder::rank_waits(LayerPlan& p) const {
     }
   }
   if (!experts) return;
-  const double cv = w_.graphs() ? hw_.kernels.comm.rank_time_cv_graph
-                                : hw_.kernels.comm.rank_time_cv_eager;
+  const double cv =
+      w_.graphs() ? hw_.kernels.comm.rank_time_cv_graph : hw_.kernels.comm.rank_time_cv_eager;
   const double wait_dispatch = slowest_rank_lateness_us(w_.ep, cv, rest_us);
   const double wait_combine =
       p.hot_rank_experts_extra_us + slowest_rank_lateness_us(w_.ep, cv, experts_us);
@@ -443,7 +444,8 @@ void LayerBuilder::add_moe_ops(LayerPlan& p, int layer, const MicroBatch& mb,
         ek.push_back(named(
             "scale_align",
             memory_kernel(
-                hw_, {"scale_align", rows * h / 128.0 * 4, rows * h / 128.0 * 4, 0, 0, 0, {}, {}})));
+                hw_,
+                {"scale_align", rows * h / 128.0 * 4, rows * h / 128.0 * 4, 0, 0, 0, {}, {}})));
     } else if (hopper_scales) {
       // Masked path (decode): the received FP32 scales made MN-major and TMA-aligned.
       ek.push_back(named(

@@ -94,7 +94,7 @@ class LayerBuilder {
 
   const ModelConfig& m_;
   const HwProfile& hw_;
-  Workload w_;  // a copy: callers often pass a temporary
+  Workload w_;                                           // a copy: callers often pass a temporary
   const AttentionBackend* attention_backend_ = nullptr;  // in hw_; nullptr: the profile's own
   std::vector<std::pair<LayerType, OpGraph>> graphs_;
   LayerPlan build_uncached(int layer, const MicroBatch& mb, const std::string& mb_name) const;

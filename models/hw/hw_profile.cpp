@@ -66,12 +66,13 @@ class SourcedReader {
   HwProfile& p_;
 };
 
-// attention.backends: {default: {decode: NAME, prefill: NAME, source}, NAME: {mla_decode_efficiency,
-// prefill_efficiency}, ...}: each backend names what differs from the profile's efficiencies.
+// attention.backends: {default: {decode: NAME, prefill: NAME, source}, NAME:
+// {mla_decode_efficiency, prefill_efficiency}, ...}: each backend names what differs from the
+// profile's efficiencies.
 void read_attention_backends(SourcedReader& num, const yaml::Value& v, AttentionParams& p) {
   // SGLang's --attention-backend names for MLA models (server_args.py), and the default choice.
-  yaml::Map m(v, {"default", "fa3", "flashmla", "flashinfer", "triton", "cutlass_mla",
-                  "trtllm_mla", "aiter"});
+  yaml::Map m(v, {"default", "fa3", "flashmla", "flashinfer", "triton", "cutlass_mla", "trtllm_mla",
+                  "aiter"});
   std::vector<std::string> names;
   for (const auto& name : m.keys()) {
     if (name == "default") continue;
@@ -161,11 +162,11 @@ void parse_kernel_params(const yaml::Value& v, SourcedReader& num, KernelParams&
         static_cast<int>(num.read_opt(mm, "cta_registers_per_thread", {0, 1024}, 0));
   }
   {
-    yaml::Map c(m.required("comm"),
-                {"deepep_normal_sms", "normal_nvlink_efficiency", "normal_rdma_efficiency",
-                 "ll_nvlink_efficiency", "ll_rdma_efficiency", "ll_latency_us",
-                 "ll_latency_per_log2_ep_us", "collective_efficiency", "collective_sms",
-                 "rank_time_cv_eager", "rank_time_cv_graph"});
+    yaml::Map c(
+        m.required("comm"),
+        {"deepep_normal_sms", "normal_nvlink_efficiency", "normal_rdma_efficiency",
+         "ll_nvlink_efficiency", "ll_rdma_efficiency", "ll_latency_us", "ll_latency_per_log2_ep_us",
+         "collective_efficiency", "collective_sms", "rank_time_cv_eager", "rank_time_cv_graph"});
     CommParams& p = k.comm;
     p.deepep_normal_sms = static_cast<int>(num.read(c, "deepep_normal_sms", {1, double(sm_count)}));
     p.normal_nvlink_efficiency = num.read(c, "normal_nvlink_efficiency", yaml::kFraction);
@@ -258,9 +259,8 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
       units::tflops_to_flops_per_us(num.read(m, "cuda_core_peak_tflops", yaml::kPositive)) *
       clock_ratio / hw.sm_count;
   {
-    yaml::Map h(m.required("hbm"),
-                {"peak_gbps", "achievable_gbps", "saturation_sms", "capacity_gb",
-                 "loaded_latency_slowdown"});
+    yaml::Map h(m.required("hbm"), {"peak_gbps", "achievable_gbps", "saturation_sms", "capacity_gb",
+                                    "loaded_latency_slowdown"});
     p.hbm_peak_gbps = num.read(h, "peak_gbps", yaml::kPositive);
     const double ach = num.read(h, "achievable_gbps", yaml::kPositive);
     if (ach > p.hbm_peak_gbps) h.required("achievable_gbps").fail("must not exceed peak_gbps");

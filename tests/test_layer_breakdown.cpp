@@ -1,0 +1,119 @@
+// validate on layer breakdowns: SGLang's large-scale EP report (lmsys.org, 2025-05-05), one
+// DeepSeek-V3 MoE layer on H100 by kernel category, in the project's copy with its settings
+// (calibrate/published/sglang_h100_layer_breakdown.csv). The bounds are stated per row group;
+// a prediction outside its bound fails.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <map>
+
+#include "app/analysis/breakdown_validation.hpp"
+#include "helpers.hpp"
+#include "sim/core/error.hpp"
+
+using namespace ovs;
+using namespace ovs::test;
+
+namespace {
+
+const BreakdownValidation& shipped() {
+  static const BreakdownValidation v =
+      validate_breakdown(source_path("calibrate/published/sglang_h100_layer_breakdown.csv"));
+  return v;
+}
+
+const BreakdownRow& row(const std::string& series_prefix, const std::string& category) {
+  for (const auto& r : shipped().rows)
+    if (r.series.rfind(series_prefix, 0) == 0 && r.category == category) return r;
+  FAIL("no row " << series_prefix << " / " << category);
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("layer breakdown: decode as SGLang runs it on 72 H100s, within 10 % per layer",
+          "[validate][breakdown]") {
+  // Held back (use: check): the whole layer of the default decode run (256 requests, context
+  // 2000, EP72 with 32 redundant experts, TBO, CUDA graphs) and of the run with MTP's attention
+  // (128 requests x 2 query tokens, 4000 KV).
+  for (const char* series : {"decode, SGLang default", "decode, attention slowed"}) {
+    const BreakdownRow& r = row(series, "Overall");
+    INFO(series << ": measured " << r.measured_ms << " ms, predicted " << r.predicted_ms);
+    CHECK(std::abs(r.error) <= 0.10);
+  }
+  // In-sample (use: fit): the DeepEP kernels of the default run, core and waits together.
+  for (const char* category : {"Dispatch", "Combine"}) {
+    const BreakdownRow& r = row("decode, SGLang default", category);
+    INFO(category << ": measured " << r.measured_ms << " ms, predicted " << r.predicted_ms);
+    CHECK(r.use == "fit");
+    CHECK(std::abs(r.error) <= 0.20);
+  }
+}
+
+TEST_CASE("layer breakdown: prefill on 32 H100s, overall within 30 % (the model is short)",
+          "[validate][breakdown]") {
+  // The two-batch-overlap prefill layer (16384 tokens per GPU of 4096-token prompts, EP32):
+  // the model stays 16-26 % short of it - the DeepEP dispatch inside the running layer takes
+  // 1.5x (perfect balance) to 2.3x (SGLang's default placement) its unit test, which the model
+  // does not reproduce (README, Validation). The bound says how far it may drift.
+  for (const char* series : {"prefill, SGLang default", "prefill, simulated perfect"}) {
+    const BreakdownRow& r = row(series, "Overall");
+    INFO(series << ": measured " << r.measured_ms << " ms, predicted " << r.predicted_ms);
+    CHECK(r.predicted_ms < r.measured_ms);  // short, as written above
+    CHECK(std::abs(r.error) <= 0.30);
+  }
+  // The perfect placement's layer is faster than the default's, in the model as measured.
+  CHECK(row("prefill, simulated perfect", "Overall").predicted_ms <
+        row("prefill, SGLang default", "Overall").predicted_ms);
+  // The ranks' waits are there: each barrier row within a factor of two of the report's.
+  for (const char* series : {"prefill, SGLang default", "prefill, simulated perfect"})
+    for (const char* category : {"Dispatch Barrier", "Combine Barrier"}) {
+      const BreakdownRow& r = row(series, category);
+      INFO(series << " " << category << ": " << r.measured_ms << " / " << r.predicted_ms);
+      CHECK(r.predicted_ms > 0.5 * r.measured_ms);
+      CHECK(r.predicted_ms < 2.0 * r.measured_ms);
+    }
+}
+
+TEST_CASE("layer breakdown: the unit-test rows are the kernels alone", "[validate][breakdown]") {
+  // DeepEP's and DeepGEMM's unit tests time the kernels alone: the model's solo times of the
+  // same kernels, within 20 % (the model's DeepEP matches DeepEP's own README tables; the
+  // SGLang team's H100 unit test is a little slower).
+  for (const char* category : {"Dispatch Core", "Combine Core", "MoE"}) {
+    const BreakdownRow& r = row("prefill unit tests", category);
+    INFO(category << ": measured " << r.measured_ms << " predicted " << r.predicted_ms);
+    CHECK(r.run == "alone");
+    CHECK(std::abs(r.error) <= 0.20);
+  }
+}
+
+TEST_CASE("layer breakdown: bad rows name file, line and column",
+          "[validate][breakdown][bad-input]") {
+  const auto path = scratch_path("breakdown", "bad.csv");
+  const std::string header =
+      "source,series,model,hw,phase,tokens_per_gpu,context,ep,redundant_experts,placement,"
+      "strategy,attention_backend,run,category,measured_ms,use\n";
+  const std::string good =
+      "s,x,deepseek-v3,h100-sxm,decode,64,2000,8,0,eplb,tbo-decode,auto,in_run,Overall,1,check\n";
+  auto write = [&](const std::string& text) { std::ofstream(path) << text; };
+  write(header + good);
+  CHECK(validate_breakdown(path.string()).rows.size() == 1);
+  write(header +
+        "s,x,deepseek-v3,h100-sxm,decode,64,2000,8,0,eplb,tbo-decode,auto,in_run,"
+        "Kernels,1,check\n");
+  CHECK_THROWS_WITH(validate_breakdown(path.string()),
+                    Catch::Contains(":2") && Catch::Contains("category"));
+  write(header +
+        "s,x,deepseek-v3,h100-sxm,decode,64,2000,8,0,eplb,tbo-decode,auto,in_run,"
+        "Overall,1,maybe\n");
+  CHECK_THROWS_WITH(validate_breakdown(path.string()), Catch::Contains("use"));
+  write("source,series\ns,x\n");
+  CHECK_THROWS_WITH(validate_breakdown(path.string()), Catch::Contains("missing column"));
+  // Through the command: exit 2 and one line.
+  write(header +
+        "s,x,deepseek-v3,h100-sxm,decode,64,2000,8,0,eplb,tbo-decode,auto,in_run,"
+        "Overall,-1,check\n");
+  const CliResult r = cli({"validate", path.string()});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("measured_ms") != std::string::npos);
+}
