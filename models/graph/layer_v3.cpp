@@ -27,10 +27,14 @@ void LayerBuilder::build_v3(LayerPlan& p, int layer, const MicroBatch& mb,
                               act + "hidden", L + "qkv_a.w", act + "qkv_a"));
   prep.kernels.push_back(
       named("qkv_a_norm", rmsnorm_cost(hw_, t, m_.q_lora_rank + m_.kv_lora_rank, true)));
+  // Each FP8 block-scaled projection quantizes its input first (sglang_per_token_group_quant_fp8
+  // before DeepGEMM: ../shared/data/sglang_kernels.md, attn.prepare).
+  prep.kernels.push_back(named("q_b_quant", quantize_fp8_cost(hw_, t, m_.q_lora_rank)));
   prep.kernels.push_back(gemm(hw_, "q_b", t, std::int64_t(heads) * qk, m_.q_lora_rank, Dtype::fp8,
                               {}, L + "q_b.w", act + "q"));
   if (prefill) {
     // MHA mode: expand the latent KV to per-head K (nope) and V.
+    prep.kernels.push_back(named("kv_b_quant", quantize_fp8_cost(hw_, t, m_.kv_lora_rank)));
     prep.kernels.push_back(gemm(hw_, "kv_b", t,
                                 std::int64_t(heads) * (m_.qk_nope_head_dim + m_.v_head_dim),
                                 m_.kv_lora_rank, Dtype::fp8, {}, L + "kv_b.w", act + "kv"));
@@ -41,6 +45,16 @@ void LayerBuilder::build_v3(LayerPlan& p, int layer, const MicroBatch& mb,
   }
   prep.kernels.push_back(named("rope", rope_cost(hw_, t, heads + 1, m_.qk_rope_head_dim)));
   prep.kernels.push_back(named("kv_write", kv_cache_write_cost(hw_, t, m_.kv_bytes_per_token)));
+  if (prefill) {
+    // MHA mode: sgl_kernel concat_mla_k builds K [T, heads, nope + rope] from kv_b's k_nope and
+    // the shared k_pe (../shared/data/sglang_kernels.md, attn.prepare: _concat_and_cast_mha_k).
+    const double k_nope = double(t) * heads * m_.qk_nope_head_dim * 2.0;
+    const double k_pe = double(t) * m_.qk_rope_head_dim * 2.0;
+    const double k = double(t) * heads * qk * 2.0;
+    prep.kernels.push_back(
+        named("concat_mla_k",
+              memory_kernel(hw_, {"concat_mla_k", k_nope + k_pe, k, 0, 0, 0, {}, {}})));
+  }
   p.ops.push_back(prep);
 
   OpPlan core{"attn.core", {}, {}, {}};
