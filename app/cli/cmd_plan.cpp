@@ -119,9 +119,14 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--mtp-acceptance", o->mtp_acceptance,
                   "Share of drafted tokens accepted (overrides the model config)")
       ->check(flags::real(1e-6, 1));
-  cmd->add_option("--imbalance", o->req.imbalance, "Hottest rank's expert load over the mean")
-      ->capture_default_str()
+  cmd->add_option("--imbalance", o->req.imbalance,
+                  "Hottest rank's expert load over the mean (default: from the routing statistics, "
+                  "EP size and batch of each point)")
       ->check(flags::real(1, std::numeric_limits<double>::infinity()));
+  cmd->add_option("--placement", o->req.placement,
+                  "Expert placement: eplb (SGLang's EPLB) or balanced (perfect)")
+      ->check(flags::one_of({"eplb", "balanced"}))
+      ->capture_default_str();
   add_memory_flags(cmd, o->req.memory, /*any_tp=*/false);
   cmd->add_option("-j,--jobs", o->req.jobs,
                   fmt::format("Threads, 1 to {} (default: all cores)", flags::max_jobs()))

@@ -29,7 +29,8 @@ struct PlanRequest {
   std::vector<int> redundant;            // redundant experts; empty: plan_redundant per EP
   std::string mtp = "auto";              // auto (both where the model gives an acceptance), on, off
   std::optional<double> mtp_acceptance;  // overrides the model config's mtp.acceptance_rate
-  double imbalance = 1.15;
+  double imbalance = 0;  // 0: from the routing statistics per point (rank_spread.hpp)
+  std::string placement = "eplb";
   int jobs = 1;
   // SGLang's memory flags for every point (--mem-fraction-static, --kv-cache-dtype,
   // --moe-dense-tp-size: auto or 1).

@@ -98,6 +98,7 @@ class PointRunner {
     w.ep = c.ep;
     w.gpus_per_node = r_.gpus_per_node;
     w.imbalance = r_.imbalance;
+    w.placement = r_.placement == "balanced" ? ExpertPlacement::balanced : ExpertPlacement::eplb;
     w.decode_q_len = c.mtp ? 2 : 1;
     w.redundant_experts = c.redundant;
     apply_memory_words(r_.memory, RequestSource{}, w);
@@ -366,10 +367,12 @@ PlanResult run_plan(const PlanRequest& asked) {
         "MTP not searched: the model config gives no mtp.acceptance_rate (pass "
         "--mtp-acceptance R to search it)");
   res.notes.push_back(fmt::format(
-      "redundant experts: {} per EP size; they add experts (memory) per GPU, while the hottest "
-      "rank's load stays --imbalance {:g} for every point (EPLB's effect is not modelled)",
+      "redundant experts: {} per EP size; they add experts (memory) per GPU and spread the "
+      "hottest rank's load ({})",
       req.redundant.empty() ? "the fewest that let EP divide the experts" : "as given",
-      req.imbalance));
+      req.imbalance > 0
+          ? fmt::format("held at --imbalance {:g} for every point", req.imbalance)
+          : fmt::format("from the routing statistics per point, {} placement", req.placement)));
   res.notes.push_back(fmt::format(
       "memory as SGLang holds it: the weights and the KV pool in --mem-fraction-static x the "
       "GPU's {:.1f} GB ({}), fixed overheads and the hottest rank's transients in the rest; a "
