@@ -151,9 +151,9 @@ SweepSpec parse_sweep_spec(const yaml::Value& root) {
   if (auto d = m.optional("description")) d->str();
   // Defaults of the what-if command, so a spec need only name what it fixes.
   s.base = {
-      {"phase", "decode"},        {"gpus_per_node", "auto"},    {"imbalance", "auto"},
-      {"cuda_graphs", "auto"},    {"deepep_mode", "auto"},      {"decode_q_len", "1"},
-      {"redundant_experts", "0"}, {"placement", "eplb"},        {"mem_fraction_static", "auto"},
+      {"phase", "decode"},        {"gpus_per_node", "auto"},     {"imbalance", "auto"},
+      {"cuda_graphs", "auto"},    {"deepep_mode", "auto"},       {"decode_q_len", "1"},
+      {"redundant_experts", "0"}, {"placement", "eplb"},         {"mem_fraction_static", "auto"},
       {"kv_cache_dtype", "auto"}, {"moe_dense_tp_size", "auto"}, {"attention_backend", "auto"}};
   auto bv = m.required("base");
   if (!bv.is_map()) bv.fail("expected a map of what-if fields");
