@@ -3,6 +3,7 @@
 #include "models/cost/memory_kernels.hpp"
 #include "models/graph/layer_builder.hpp"
 #include "models/graph/layer_kernels.hpp"
+#include "models/memory/memory_model.hpp"
 
 namespace ovs {
 
@@ -17,6 +18,10 @@ void LayerBuilder::build_v3(LayerPlan& p, int layer, const MicroBatch& mb,
   const std::string L = "L" + std::to_string(layer) + ".";
   const std::string act = L + mbn + ".";
   const bool prefill = w_.phase == Phase::prefill;
+  // The KV cache as SGLang's pool stores it for the workload's --kv-cache-dtype (BF16 MLA:
+  // (512 + 64) x 2 = 1152 B per token per layer; FP8: 576): what the KV write and the decode
+  // attention move.
+  const double kv_bytes = kv_bytes_per_token_per_layer(m_, kv_dtype_of(m_, w_));
 
   p.ops.push_back({"comm_prepare_attn", {named("input_norm", rmsnorm_cost(hw_, t, h))}, {}, {}});
 
@@ -44,16 +49,15 @@ void LayerBuilder::build_v3(LayerPlan& p, int layer, const MicroBatch& mb,
                                 {}, L + "w_kc", {}, heads));
   }
   prep.kernels.push_back(named("rope", rope_cost(hw_, t, heads + 1, m_.qk_rope_head_dim)));
-  prep.kernels.push_back(named("kv_write", kv_cache_write_cost(hw_, t, m_.kv_bytes_per_token)));
+  prep.kernels.push_back(named("kv_write", kv_cache_write_cost(hw_, t, kv_bytes)));
   if (prefill) {
     // MHA mode: sgl_kernel concat_mla_k builds K [T, heads, nope + rope] from kv_b's k_nope and
     // the shared k_pe (../shared/data/sglang_kernels.md, attn.prepare: _concat_and_cast_mha_k).
     const double k_nope = double(t) * heads * m_.qk_nope_head_dim * 2.0;
     const double k_pe = double(t) * m_.qk_rope_head_dim * 2.0;
     const double k = double(t) * heads * qk * 2.0;
-    prep.kernels.push_back(
-        named("concat_mla_k",
-              memory_kernel(hw_, {"concat_mla_k", k_nope + k_pe, k, 0, 0, 0, {}, {}})));
+    prep.kernels.push_back(named(
+        "concat_mla_k", memory_kernel(hw_, {"concat_mla_k", k_nope + k_pe, k, 0, 0, 0, {}, {}})));
   }
   p.ops.push_back(prep);
 
@@ -70,7 +74,7 @@ void LayerBuilder::build_v3(LayerPlan& p, int layer, const MicroBatch& mb,
     a.kind = AttentionKind::mla_decode;
     a.d_qk = m_.kv_lora_rank + m_.qk_rope_head_dim;
     a.d_v = m_.kv_lora_rank;
-    a.kv_bytes_per_token = m_.kv_bytes_per_token;
+    a.kv_bytes_per_token = kv_bytes;
     a.kv_tensor = L + "kv_cache";
   }
   core.kernels.push_back(layer::attention(hw_, "attention", a, mb, nullptr, nullptr));
