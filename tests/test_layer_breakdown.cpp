@@ -53,7 +53,7 @@ TEST_CASE("layer breakdown: decode as SGLang runs it on 72 H100s, within 10 % pe
 TEST_CASE("layer breakdown: prefill on 32 H100s, overall within 30 % (the model is short)",
           "[validate][breakdown]") {
   // The two-batch-overlap prefill layer (16384 tokens per GPU of 4096-token prompts, EP32):
-  // the model stays 16-26 % short of it - the DeepEP dispatch inside the running layer takes
+  // the model stays 15-25 % short of it - the DeepEP dispatch inside the running layer takes
   // 1.5x (perfect balance) to 2.3x (SGLang's default placement) its unit test, which the model
   // does not reproduce (README, Validation). The bound says how far it may drift.
   for (const char* series : {"prefill, SGLang default", "prefill, simulated perfect"}) {

@@ -117,7 +117,7 @@ BreakdownValidation validate_breakdown(const std::string& path) {
       RunRecycler keep_timelines;  // a session with a recycler keeps each run's timeline
       WhatIfSession session(std::move(model), std::move(hw), w, &keep_timelines);
       const StrategyRun& run = session.run(s);
-      it = done.emplace(key, layer_breakdown(run, session.hw().engine, first_moe, layers)).first;
+      it = done.emplace(key, layer_breakdown(run, session.hw(), first_moe, layers)).first;
     }
     const auto& m = r.run == "in_run" ? it->second.in_run_ms : it->second.alone_ms;
     const auto c = m.find(r.category);

@@ -23,16 +23,17 @@ std::string breakdown_category(const KernelInfo& info, const KernelSpec& spec) {
   return "Other Kernels";
 }
 
-LayerBreakdown layer_breakdown(const StrategyRun& run, const Hardware& hw, int first_moe_layer,
-                               int layers) {
+LayerBreakdown layer_breakdown(const StrategyRun& run, const HwProfile& profile,
+                               int first_moe_layer, int layers) {
+  const Hardware& hw = profile.engine;
   LayerBreakdown out;
   const BuiltProgram& b = run.built;
   const Program& p = b.program;
   // The steady-state MoE layers program_stats averages (first two and the last left out).
   const int lo = std::min(layers - 1, first_moe_layer + 2), hi = layers - 1;
   out.layers = std::max(1, hi - lo);
-  const double gap_us =
-      p.launch_mode == LaunchMode::graph ? hw.kernel_gap_graph_us : hw.kernel_gap_eager_us;
+  const double gap_us = p.launch_mode == LaunchMode::graph ? profile.kernel_gap_graph_us
+                                                           : profile.kernel_gap_eager_us;
   int compute_stream = 0, comm_stream = -1;
   for (size_t s = 0; s < p.streams.size(); ++s) {
     if (p.streams[s].name == "compute") compute_stream = static_cast<int>(s);

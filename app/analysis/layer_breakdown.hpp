@@ -38,7 +38,7 @@ struct LayerBreakdown {
 // The category of one kernel of a built program (by its op, kernel name and cost model).
 std::string breakdown_category(const KernelInfo& info, const KernelSpec& spec);
 
-LayerBreakdown layer_breakdown(const StrategyRun& run, const Hardware& hw, int first_moe_layer,
+LayerBreakdown layer_breakdown(const StrategyRun& run, const HwProfile& hw, int first_moe_layer,
                                int layers);
 
 }  // namespace ovs

@@ -264,23 +264,18 @@ void LayerBuilder::scope_tensors(LayerPlan& p, int layer) {
 // routed experts; before the combine: the routed experts) at its own pace, and the slowest of
 // them is z(EP) x rank_time_cv x that work later than the mean rank the simulation follows
 // (rank_spread.hpp); before the combine the hottest rank's extra expert rows add what they cost
-// it alone. Normal mode waits in the barrier
-// kernel before the count exchange / cached_notify; low-latency mode's receive polls that much
-// longer for the last rank's data.
+// it alone. Normal mode waits in the barrier kernel before the count exchange / cached_notify;
+// low-latency mode's receive polls that much longer for the last rank's data.
 void LayerBuilder::rank_waits(LayerPlan& p) const {
-  OpPlan* experts = nullptr;
+  bool moe = false;
   double rest_us = 0, experts_us = 0;
-  for (auto& op : p.ops) {
+  for (const auto& op : p.ops) {
     double us = 0;
     for (const auto& k : op.kernels) us += solo_time_us(hw_.engine, k.cost.spec());
-    if (op.op == "experts") {
-      experts = &op;
-      experts_us = us;
-    } else {
-      rest_us += us;
-    }
+    moe = moe || op.op == "experts";
+    (op.op == "experts" ? experts_us : rest_us) += us;
   }
-  if (!experts) return;
+  if (!moe) return;
   const double cv =
       w_.graphs() ? hw_.kernels.comm.rank_time_cv_graph : hw_.kernels.comm.rank_time_cv_eager;
   const double wait_dispatch = slowest_rank_lateness_us(w_.ep, cv, rest_us);

@@ -302,8 +302,8 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
     hw.launch_graph_us = num.read(h, "launch_graph_us", yaml::kNonNegative);
     hw.event_host_us = num.read_opt(h, "event_us", yaml::kNonNegative, 0);
     hw.graph_kernel_saving_us = num.read_opt(h, "graph_kernel_saving_us", yaml::kNonNegative, 0);
-    hw.kernel_gap_eager_us = num.read_opt(h, "kernel_gap_eager_us", yaml::kNonNegative, 0);
-    hw.kernel_gap_graph_us = num.read_opt(h, "kernel_gap_graph_us", yaml::kNonNegative, 0);
+    p.kernel_gap_eager_us = num.read_opt(h, "kernel_gap_eager_us", yaml::kNonNegative, 0);
+    p.kernel_gap_graph_us = num.read_opt(h, "kernel_gap_graph_us", yaml::kNonNegative, 0);
   }
   if (auto mv = m.optional("memory")) {
     yaml::Map mm(*mv, {"device_mib", "framework_reserve_gb", "fragmentation_fraction",

@@ -39,6 +39,13 @@ struct HwProfile {
   // (programs with inline hardware); a profile with cost models must give it.
   int nvlink_domain_gpus = 0;
   KernelParams kernels;  // cost-model parameters
+  // Of each kernel's fixed latency, the part a profiler shows as the gap between the previous
+  // kernel's end and its start on a stream (the front end dispatching the next grid), eagerly
+  // launched or as CUDA-graph nodes (host.kernel_gap_*_us). The engine charges the whole fixed
+  // latency either way and never reads these: they only split it for reports (layer breakdowns:
+  // "Launch Overhead").
+  double kernel_gap_eager_us = 0;
+  double kernel_gap_graph_us = 0;
   bool has_kernel_params = false;
   // What an SGLang process holds besides weights and its KV pool (the memory model,
   // models/memory/), from the profile's memory: section.

@@ -55,12 +55,6 @@ struct Hardware {
   // stream (the front end has the next node ready): its fixed latency is that much shorter.
   double graph_kernel_saving_us = 0;
   double event_host_us = 0;  // host time of an event record or stream wait
-  // Of each kernel's fixed latency, the part a profiler shows as the gap between the previous
-  // kernel's end and its start on a stream (the front end dispatching the next grid), eagerly
-  // launched or as CUDA-graph nodes. The engine charges the whole fixed latency either way; this
-  // only splits it for reports (layer breakdowns: "Launch Overhead").
-  double kernel_gap_eager_us = 0;
-  double kernel_gap_graph_us = 0;
 };
 
 }  // namespace ovs
