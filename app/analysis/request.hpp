@@ -55,6 +55,8 @@ struct WorkloadWords {
   std::string placement = "eplb";  // eplb | balanced
   // SGLang's --attention-backend; "auto": the one SGLang picks for the phase on the GPU.
   std::string attention_backend = "auto";
+  // DeepSeek-V4's side-branch kernels: fused | rocm-2605 | torch-fallback.
+  std::string v4_kernels = "fused";
   std::string cuda_graphs = "auto";  // on | off | auto (or true | false)
   std::string deepep_mode = "auto";  // normal | low_latency | auto
   int decode_q_len = 1;

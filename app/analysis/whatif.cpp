@@ -1,4 +1,6 @@
 #include "app/analysis/whatif.hpp"
+
+#include "app/strategy/sglang_gate.hpp"
 #include "sim/core/caches.hpp"
 
 #include <fmt/format.h>
@@ -283,6 +285,30 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
   r.baseline = base.stats;
   r.overlapped = over.stats;
   r.speedup = r.baseline.total_us / r.overlapped.total_us;
+  r.baseline_outside_sglang = sglang_gate(base_s, workload_for(base_s), hw);
+  r.strategy_outside_sglang = sglang_gate(over_s, r.workload, hw);
+  {
+    const LayerBuilder& lb = builder(r.workload);
+    const MicroBatch whole = whole_batch(r.workload);
+    std::vector<std::string> seen;
+    for (int l = 0; l < model.layers; ++l) {
+      const std::string type = to_string(lb.layer_type(l));
+      if (std::find(seen.begin(), seen.end(), type) != seen.end()) continue;
+      seen.push_back(type);
+      WhatIfResult::LayerKernels lk{type, 0, 0};
+      for (const auto& op : lb.plan(l, whole, "A").ops) {
+        lk.kernels += static_cast<int>(op.kernels.size() + op.comm_kernels.size());
+        if (op.op != "attn") continue;
+        for (const auto& k : op.kernels)
+          for (const char* side : {"kv_write", "swa_scatter", "kv_indptr", "compressor", "indexer"})
+            if (k.name.rfind(side, 0) == 0) {
+              ++lk.side_branch_kernels;
+              break;
+            }
+      }
+      r.kernels_per_layer.push_back(lk);
+    }
+  }
   // Degradation: what the overlapped program's kernels take alone beyond the same kernels of the
   // baseline (the two micro-batches' halves of a GEMM against the whole one), charged to the cause
   // that bounds the smaller kernel; plus GPU time lost waiting on the host (launches, per-op
@@ -367,8 +393,10 @@ WhatIfResult run_whatif(const WhatIfRequest& req, RunWatcher* watch) {
   ModelConfig model = load_model_config(req.model);
   HwProfile hw = load_hw_profile(req.hw);
   require_kernel_params(hw);
-  const Strategy base_s = load_request_strategy(req.baseline, model.family, "baseline");
-  const Strategy over_s = load_request_strategy(req.strategy, model.family, "strategy");
+  const Strategy base_s =
+      for_vendor(load_request_strategy(req.baseline, model.family, "baseline"), hw.vendor);
+  const Strategy over_s =
+      for_vendor(load_request_strategy(req.strategy, model.family, "strategy"), hw.vendor);
   WhatIfSession session(std::move(model), std::move(hw), req.workload);
   WhatIfResult r = session.compare(base_s, over_s, watch);
   for (const auto* s : {&base_s, &over_s})

@@ -65,6 +65,17 @@ struct WhatIfResult {
   std::vector<DegradationItem> degradation;  // largest first
   std::string verdict;
   std::vector<std::string> notes;  // how the strategy files were read (SGLang op names)
+  // Why SGLang would not run each side at this point (app/strategy/sglang_gate.hpp); empty when
+  // it does. Outside the gate the result is a proposal, not SGLang's behaviour.
+  std::string baseline_outside_sglang, strategy_outside_sglang;
+  // Kernels one layer of each type launches for the whole batch, and of them the V4 attention
+  // prepare's side branches (KV write, compressors, indexer) under the workload's code path.
+  struct LayerKernels {
+    std::string type;
+    int kernels = 0;
+    int side_branch_kernels = 0;
+  };
+  std::vector<LayerKernels> kernels_per_layer;
 };
 
 struct WhatIfRequest {

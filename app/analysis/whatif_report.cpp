@@ -118,6 +118,16 @@ void write_whatif_json(std::ostream& out, const WhatIfResult& r) {
   j["overlapped_detail"] = stats_json(r.overlapped);
   if (!r.overlapped.note.empty()) j["note"] = r.overlapped.note;
   if (!r.notes.empty()) j["notes"] = r.notes;
+  auto gate = [](const std::string& why) { return why.empty() ? Json(nullptr) : Json(why); };
+  j["strategy_outside_sglang"] = gate(r.strategy_outside_sglang);
+  j["baseline_outside_sglang"] = gate(r.baseline_outside_sglang);
+  j["v4_kernels"] = to_string(r.workload.v4_kernels);
+  Json kl = Json::array();
+  for (const auto& k : r.kernels_per_layer)
+    kl.push_back({{"layer_type", k.type},
+                  {"kernels", k.kernels},
+                  {"side_branch_kernels", k.side_branch_kernels}});
+  j["kernels_per_layer"] = kl;
   out << j.dump(2) << "\n";
 }
 
@@ -128,7 +138,11 @@ void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
       r.hw, r.phase, w.tokens_per_gpu, r.phase == "prefill" ? "tokens" : "requests", w.context,
       w.ep, w.gpus_per_node, w.mode() == DeepepMode::normal ? "normal" : "low-latency",
       w.graphs() ? "CUDA graphs" : "eager");
-  out << "\n" << r.verdict << "\n\n";
+  out << "\n" << r.verdict << "\n";
+  for (const auto* why : {&r.strategy_outside_sglang, &r.baseline_outside_sglang})
+    if (!why->empty())
+      out << "warning: a proposal, not SGLang's behaviour: " << *why << "\n";
+  out << "\n";
   out << fmt::format("{:<34} {:>14} {:>14}\n", "", r.baseline.strategy, r.overlapped.strategy);
   auto row = [&](const char* label, double a, double b, const char* unit) {
     out << fmt::format("{:<34} {:>11.1f} {:<2} {:>11.1f} {:<2}\n", label, a, unit, b, unit);
@@ -146,6 +160,20 @@ void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
   row("GPU idle (host-bound, waits)", r.baseline.gpu_idle_us, r.overlapped.gpu_idle_us, "us");
   out << fmt::format("{:<34} {:>14} {:>14}\n", "kernel launches", r.baseline.launches,
                      r.overlapped.launches);
+  {
+    // Per layer type: the kernels one layer launches for the whole batch (V4: and how many of
+    // them are the attention prepare's side branches, which --v4-kernels changes).
+    std::string line;
+    for (const auto& k : r.kernels_per_layer) {
+      line += fmt::format("{}{} {}", line.empty() ? "" : ", ", k.type, k.kernels);
+      if (k.side_branch_kernels > 0) line += fmt::format(" ({} side-branch)", k.side_branch_kernels);
+    }
+    const bool v4 = std::any_of(r.kernels_per_layer.begin(), r.kernels_per_layer.end(),
+                                [](const auto& k) { return k.side_branch_kernels > 0; });
+    if (!line.empty())
+      out << fmt::format("{:<34} {}{}\n", "kernels per layer, one batch", line,
+                         v4 ? fmt::format("; --v4-kernels {}", to_string(w.v4_kernels)) : "");
+  }
   row(fmt::format("HBM per GPU (of {:.1f} GB)",
                   r.baseline.memory.capacity_bytes / units::kBytesPerGB)
           .c_str(),

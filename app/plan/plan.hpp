@@ -31,6 +31,7 @@ struct PlanRequest {
   std::optional<double> mtp_acceptance;  // overrides the model config's mtp.acceptance_rate
   double imbalance = 0;  // 0: from the routing statistics per point (rank_spread.hpp)
   std::string placement = "eplb";
+  std::string v4_kernels = "fused";  // fused | rocm-2605 | torch-fallback
   int jobs = 1;
   // SGLang's memory flags for every point (--mem-fraction-static, --kv-cache-dtype,
   // --moe-dense-tp-size: auto or 1).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -13,16 +14,13 @@
 #include "app/analysis/whatif.hpp"
 #include "app/plan/plan.hpp"
 #include "app/plan/sglang_flags.hpp"
+#include "app/strategy/sglang_gate.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/io/data_paths.hpp"
 
 namespace ovs {
 namespace {
-
-const char* phase_name(Phase p) {
-  return p == Phase::prefill ? "prefill" : "decode";
-}
 
 // The strategies to compare: the ones asked for, else every shipped one of the family that
 // SGLang's flags do not reserve for the other phase.
@@ -42,8 +40,14 @@ std::vector<Strategy> candidate_strategies(const PlanRequest& r, const ModelConf
   const std::string dir =
       m.family == ModelFamily::v4 ? "strategies/deepseek-v4" : "strategies/deepseek-v3";
   std::vector<std::string> skipped;
+  std::vector<Strategy> all;
+  std::set<std::string> vendor_plans;  // another strategy's plan for some vendor: not listed twice
   for (const auto& name : shipped_names(dir)) {
-    Strategy s = load_strategy(name, m.family);
+    all.push_back(load_strategy(name, m.family));
+    for (const auto& [vendor, plan] : all.back().vendor_plans) vendor_plans.insert(plan.first);
+  }
+  for (auto& s : all) {
+    if (vendor_plans.count(s.name)) continue;
     if (s.sglang.given && !s.sglang.for_phase(phase_name(r.phase))) {
       skipped.push_back(s.name);
       continue;
@@ -56,25 +60,6 @@ std::vector<Strategy> candidate_strategies(const PlanRequest& r, const ModelConf
                     "with --strategies to include them): {}",
                     r.phase == Phase::decode ? "prefill" : "decode", yaml::join(skipped)));
   return out;
-}
-
-// Empty when SGLang can run the strategy on this point; else why not.
-std::string sglang_limit(const Strategy& s, const Workload& w, const HwProfile& hw) {
-  const SglangInfo& g = s.sglang;
-  if (g.needs_cuda_graphs && !w.graphs())
-    return fmt::format("SGLang runs '{}' only under CUDA graphs ({})", s.name, g.source);
-  if (g.max_tokens_per_gpu.empty()) return {};
-  auto it = g.max_tokens_per_gpu.find(hw.arch);
-  if (it == g.max_tokens_per_gpu.end()) {
-    std::vector<std::string> archs;
-    for (const auto& [a, n] : g.max_tokens_per_gpu) archs.push_back(a);
-    return fmt::format("SGLang runs '{}' only on {} GPUs, not {} ({})", s.name, yaml::join(archs),
-                       hw.arch, g.source);
-  }
-  if (w.tokens() > it->second)
-    return fmt::format("SGLang runs '{}' only with <= {} tokens per GPU on {} (this point: {}; {})",
-                       s.name, it->second, hw.arch, w.tokens(), g.source);
-  return {};
 }
 
 struct Cell {  // one workload of the grid: every strategy runs on it
@@ -99,6 +84,9 @@ class PointRunner {
     w.gpus_per_node = r_.gpus_per_node;
     w.imbalance = r_.imbalance;
     w.placement = r_.placement == "balanced" ? ExpertPlacement::balanced : ExpertPlacement::eplb;
+    w.v4_kernels = r_.v4_kernels == "rocm-2605"        ? V4Kernels::rocm_2605
+                   : r_.v4_kernels == "torch-fallback" ? V4Kernels::torch_fallback
+                                                       : V4Kernels::fused;
     w.decode_q_len = c.mtp ? 2 : 1;
     w.redundant_experts = c.redundant;
     apply_memory_words(r_.memory, RequestSource{}, w);
@@ -231,7 +219,8 @@ PlanResult run_plan(const PlanRequest& asked) {
   if (req.gpus % req.gpus_per_node != 0 && req.gpus > req.gpus_per_node)
     throw flag_error("--gpus", fmt::format("{} GPUs are not whole nodes of {} (--gpus-per-node)",
                                            req.gpus, req.gpus_per_node));
-  const std::vector<Strategy> strategies = candidate_strategies(req, model, res.notes);
+  std::vector<Strategy> strategies = candidate_strategies(req, model, res.notes);
+  for (auto& s : strategies) s = for_vendor(s, hw.vendor);  // the plan this GPU's vendor runs
   for (const auto& s : strategies) res.strategies.push_back(s.name);
   res.tokens = req.tokens.empty() ? default_plan_tokens(req.phase) : req.tokens;
   std::sort(res.tokens.begin(), res.tokens.end());

@@ -85,6 +85,8 @@ void write_search_report(std::ostream& out, const SearchReport& s, const SearchR
     out << "most of the pick's gain is the DeepEP mode and SM split, not overlap\n";
   for (const auto& c : s.caveats)
     out << "caveat (README, What is not modelled yet): " << c.text << "\n";
+  for (const auto* why : {&s.shipped_outside_sglang, &s.baseline_outside_sglang})
+    if (!why->empty()) out << "warning: a proposal, not SGLang's behaviour: " << *why << "\n";
 }
 
 void write_search_json(std::ostream& out, const SearchReport& s, const SearchRequest& r) {
@@ -142,6 +144,9 @@ void write_search_json(std::ostream& out, const SearchReport& s, const SearchReq
   Json cav = Json::array();
   for (const auto& c : s.caveats) cav.push_back({{"key", c.key}, {"text", c.text}});
   j["caveats"] = cav;
+  auto gate = [](const std::string& why) { return why.empty() ? Json(nullptr) : Json(why); };
+  j["shipped_outside_sglang"] = gate(s.shipped_outside_sglang);
+  j["baseline_outside_sglang"] = gate(s.baseline_outside_sglang);
   out << j.dump(2) << "\n";
 }
 

@@ -1,5 +1,7 @@
 #include "app/search/search_run.hpp"
 
+#include "app/strategy/sglang_gate.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -250,7 +252,7 @@ SearchReport run_search(const SearchRequest& req) {
     if (allows_normal_mode(w)) opts.modes.push_back(DeepepMode::normal);
   }
   if (model.family == ModelFamily::v4) {
-    const Strategy plan = load_strategy("multistream", model.family);
+    const Strategy plan = for_vendor(load_strategy("multistream", model.family), hw.vendor);
     opts.allow_side_streams = true;
     opts.side_streams = plan.side_streams;
     for (const auto& type : full.layer_types())
@@ -288,7 +290,7 @@ SearchReport run_search(const SearchRequest& req) {
 
   // Full model: the best per type, the runners-up of the first type combined with the best of
   // the others, and the shipped strategy - ranked by forward time (or throughput within a bound).
-  const Strategy baseline = load_strategy(req.base.baseline, model.family);
+  const Strategy baseline = for_vendor(load_strategy(req.base.baseline, model.family), hw.vendor);
   WhatIfSession session(model, hw, w);
   rep.baseline_us = session.run(baseline).stats.total_us;
   auto rank = [&](const Strategy& s, const std::string& desc) {
@@ -332,8 +334,10 @@ SearchReport run_search(const SearchRequest& req) {
                         combo.front().second.deep_gemm_auto ? ", GEMMs on SMs - DeepEP SMs" : "");
     rep.ranked.push_back(rank(to_strategy("searched", model.family, combo, opts), desc));
   }
-  const Strategy shipped = load_strategy(req.base.strategy, model.family);
+  const Strategy shipped = for_vendor(load_strategy(req.base.strategy, model.family), hw.vendor);
   rep.shipped = rank(shipped, "SGLang's shipped '" + shipped.name + "'");
+  rep.shipped_outside_sglang = sglang_gate(shipped, session.workload_for(shipped), hw);
+  rep.baseline_outside_sglang = sglang_gate(baseline, session.workload_for(baseline), hw);
   rep.ranked.push_back(rep.shipped);
   const double bound = req.latency_bound_us;
   rep.capacity_gb = device_capacity_bytes(hw) / units::kBytesPerGB;  // as SGLang sees it

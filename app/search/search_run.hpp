@@ -59,6 +59,9 @@ struct SearchReport {
   std::string best_yaml;
   GainSplit gain;
   std::vector<Caveat> caveats;  // of "What is not modelled yet", those the pick depends on
+  // Why SGLang would not run the shipped strategy, or the baseline, at this point
+  // (app/strategy/sglang_gate.hpp); empty when it does.
+  std::string shipped_outside_sglang, baseline_outside_sglang;
   // Candidate programs the program builder or the engine refused ("layer type moe: 3
   // program(s) could not run: <why>"); such a candidate ranks last.
   std::vector<std::string> failures;

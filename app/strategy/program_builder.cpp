@@ -453,15 +453,21 @@ class Builder {
         }
     for (size_t i = 0; i < op.kernels.size(); ++i) {
       const OpKernel& k = op.kernels[i];
+      // A stage split into parts ("compressor_pool/softmax", ...): the stage's placement holds
+      // for each part; its waits come before the first part and its records after the last.
+      const std::string_view group = kernel_group(k.name);
+      const bool first = i == 0 || kernel_group(op.kernels[i - 1].name) != group;
+      const bool last = i + 1 == op.kernels.size() || kernel_group(op.kernels[i + 1].name) != group;
       const Placement* pl = nullptr;
       if (so.strategy)
         for (const auto& x : so.strategy->placement)
-          if (x.op == op.op && x.kernel == k.name) pl = &x;
+          if (x.op == op.op && x.kernel == group) pl = &x;
       int stream = kCompute;
       int cap = k.deep_gemm ? deep_gemm_cap() : 0;
       if (pl) {
         stream = stream_index(pl->stream);
         for (const auto& w : pl->wait) {
+          if (!first) break;
           if (w == "op_start") {
             wait(ev(so.layer, m, op.op, ".op_start"), stream);
             continue;
@@ -476,7 +482,7 @@ class Builder {
       }
       launch(k.cost, stream, so.layer, op.op, m, k.name, k.cost.category == KernelCategory::comm,
              &k.cost, {m, so.layer, op_index, int(i), cap});
-      if (pl)
+      if (pl && last)
         for (const auto& r : pl->record) record(ev(so.layer, m, r), stream);
     }
   }

@@ -128,7 +128,7 @@ Strategy parse_strategy(const yaml::Value& root) {
   s.file = root.file();
   yaml::Map m(root, {"name", "model_family", "description", "source", "two_batch_overlap",
                      "tbo_delta_stages", "deep_gemm_num_sms", "deepep_mode", "side_streams",
-                     "layers", "sglang"});
+                     "layers", "sglang", "vendor_plans"});
   s.name = m.required("name").str();
   const yaml::Value family = m.required("model_family");
   s.family_line = family.line();
@@ -169,7 +169,30 @@ Strategy parse_strategy(const yaml::Value& root) {
   for (const auto& key : lm.keys()) s.layers[key] = parse_layer(lm.required(key), s.notes);
   if (s.layers.empty()) lv.fail("no layer type");
   if (auto g = m.optional("sglang")) s.sglang = parse_sglang(*g);
+  if (auto vp = m.optional("vendor_plans")) {
+    yaml::Map pm(*vp, {"nvidia", "amd"});
+    for (const auto& vendor : pm.keys()) {
+      auto v = pm.required(vendor);
+      s.vendor_plans[vendor] = {v.str(), v.line()};
+    }
+  }
   return s;
+}
+
+Strategy for_vendor(const Strategy& s, const std::string& vendor) {
+  const auto it = s.vendor_plans.find(vendor);
+  if (it == s.vendor_plans.end()) return s;
+  Strategy plan;
+  try {
+    plan = load_strategy(it->second.first, s.family);
+  } catch (const InputError& e) {
+    throw InputError(s.file, it->second.second, "vendor_plans." + vendor, e.message());
+  }
+  if (!plan.vendor_plans.empty())
+    throw InputError(s.file, it->second.second, "vendor_plans." + vendor,
+                     "'" + plan.name + "' names vendor plans of its own: one level only");
+  plan.plan_of = s.name;
+  return plan;
 }
 
 Strategy load_strategy(const std::string& name_or_path, ModelFamily family) {

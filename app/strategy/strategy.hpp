@@ -71,6 +71,10 @@ struct Strategy {
   std::vector<std::string> side_streams;
   std::map<std::string, LayerStrategy> layers;  // by layer type; "default" for the others
   SglangInfo sglang;
+  // The plan SGLang runs instead on another vendor's GPUs (vendor -> strategy name, line):
+  // `multistream` is the CUDA plan; on AMD, SGLang's HIP plan (multistream-hip) runs.
+  std::map<std::string, std::pair<std::string, int>> vendor_plans;
+  std::string plan_of;  // set by for_vendor: the strategy the user named
   // SGLang's full op names read as ours ("layer.mlp.op_dispatch_a" -> "dispatch_a"), one line each.
   std::vector<std::string> notes;
   int family_line = 1;  // lines of model_family and layers, for errors
@@ -83,6 +87,9 @@ struct Strategy {
 // By shipped name (strategies/deepseek-v3/ or deepseek-v4/ by the model's family) or path.
 Strategy load_strategy(const std::string& name_or_path, ModelFamily family);
 Strategy parse_strategy(const yaml::Value& root);
+// The plan that runs on a GPU of `vendor` ("nvidia", "amd"): the strategy itself, or the one its
+// vendor_plans name for that vendor (with plan_of set to the strategy's own name).
+Strategy for_vendor(const Strategy& s, const std::string& vendor);
 // Checks the strategy against a model's layers: op names, order, stages, placement.
 // Throws InputError naming the strategy file, line and field.
 void check_strategy(const Strategy& s, const LayerBuilder& layers);

@@ -58,6 +58,7 @@ Workload workload_of(const std::map<std::string, std::string>& p, const RequestS
   words.imbalance = p.at("imbalance");
   words.placement = p.at("placement");
   words.attention_backend = p.at("attention_backend");
+  words.v4_kernels = p.at("v4_kernels");
   words.cuda_graphs = p.at("cuda_graphs");
   words.deepep_mode = p.at("deepep_mode");
   words.memory.mem_fraction_static = p.at("mem_fraction_static");
@@ -105,6 +106,7 @@ const std::vector<std::string>& output_columns() {
                                "baseline_memory_tight",
                                "overlapped_memory_tight"};
     for (const DegradationCause cause : kDegradationCauses) c.push_back(cause_column(cause));
+    c.push_back("outside_sglang");  // why SGLang would not run the pair here; empty when it does
     c.push_back("verdict");
     c.push_back("error");
     return c;
@@ -174,10 +176,12 @@ std::string PointEvaluator::rows(long long index) {
       hw = load_hw_profile(p.at("hw"), hw_o);
     }
     auto strategy = [&](const std::string& name) -> const Strategy& {
-      const std::string key = std::to_string(int(model.family)) + "/" + name;
+      const std::string key = std::to_string(int(model.family)) + "/" + hw.vendor + "/" + name;
       auto it = cache_->strategies.find(key);
       if (it == cache_->strategies.end())
-        it = cache_->strategies.emplace(key, load_strategy(name, model.family)).first;
+        it = cache_->strategies
+                 .emplace(key, for_vendor(load_strategy(name, model.family), hw.vendor))
+                 .first;
       return it->second;
     };
     WhatIfSession session(model, hw, w, &cache_->runs);
@@ -213,7 +217,10 @@ std::string PointEvaluator::rows(long long index) {
              (o.memory.tight ? "true" : "false");
       for (const DegradationCause cause : kDegradationCauses)
         row += "," + num(deg.count(cause) ? deg.at(cause) : 0.0);
-      row += "," + csv_field(r.verdict) + ",\n";
+      std::string outside = r.strategy_outside_sglang;
+      if (!r.baseline_outside_sglang.empty())
+        outside += (outside.empty() ? "" : "; ") + r.baseline_outside_sglang;
+      row += "," + csv_field(outside) + "," + csv_field(r.verdict) + ",\n";
       out += row;
     }
     return out;

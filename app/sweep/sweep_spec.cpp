@@ -16,7 +16,7 @@ const std::vector<std::string>& whatif_fields() {
   static const std::vector<std::string> f{
       "model", "hw", "phase", "tokens_per_gpu", "context", "ep", "gpus_per_node", "imbalance",
       "cuda_graphs", "deepep_mode", "decode_q_len", "redundant_experts", "placement",
-      "attention_backend",
+      "attention_backend", "v4_kernels",
       // SGLang's memory flags (models/memory/)
       "mem_fraction_static", "kv_cache_dtype", "moe_dense_tp_size"};
   return f;
@@ -51,6 +51,7 @@ std::string field_value(const std::string& field, const yaml::Value& v) {
     return v.str();
   }
   if (field == "placement") return v.choice({"eplb", "balanced"});
+  if (field == "v4_kernels") return v.choice({"fused", "rocm-2605", "torch-fallback"});
   if (field == "mem_fraction_static") {
     if (v.is_scalar() && v.raw().Scalar() == "auto") return "auto";
     if (v.number({0, 1, true}) >= 1) v.fail("must be below 1 (a share of GPU memory), or auto");
@@ -154,7 +155,8 @@ SweepSpec parse_sweep_spec(const yaml::Value& root) {
       {"phase", "decode"},        {"gpus_per_node", "auto"},     {"imbalance", "auto"},
       {"cuda_graphs", "auto"},    {"deepep_mode", "auto"},       {"decode_q_len", "1"},
       {"redundant_experts", "0"}, {"placement", "eplb"},         {"mem_fraction_static", "auto"},
-      {"kv_cache_dtype", "auto"}, {"moe_dense_tp_size", "auto"}, {"attention_backend", "auto"}};
+      {"kv_cache_dtype", "auto"}, {"moe_dense_tp_size", "auto"}, {"attention_backend", "auto"},
+      {"v4_kernels", "fused"}};
   auto bv = m.required("base");
   if (!bv.is_map()) bv.fail("expected a map of what-if fields");
   std::set<std::string> seen;

@@ -252,6 +252,18 @@ void load_seed(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) {
     const std::string use = t.at(i, "use");
     if (use != "fit" && use != "check")
       throw InputError(t.file(), line, "use", "expected 'fit' or 'check', got '" + use + "'");
+    // The side branches' code path the row was measured on (column v4_kernels; default fused).
+    V4Kernels path = V4Kernels::fused;
+    if (t.has("v4_kernels")) {
+      const std::string& v = t.at(i, "v4_kernels");
+      if (v == "rocm-2605")
+        path = V4Kernels::rocm_2605;
+      else if (v == "torch-fallback")
+        path = V4Kernels::torch_fallback;
+      else if (v != "fused" && !v.empty())
+        throw InputError(t.file(), line, "v4_kernels",
+                         "expected fused, rocm-2605 or torch-fallback, got '" + v + "'");
+    }
     Measurement m;
     m.family = "seed";
     m.line = line;
@@ -274,16 +286,18 @@ void load_seed(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) {
       m.predict_us = [tokens, dim](const HwProfile& h) {
         return solo_us(h, {rmsnorm_cost(h, tokens, dim, true)});
       };
-    } else if (kind == "v4_in_run") {
-      // Kernels' durations as the seed read them: inside the multi-stream run of the block.
+    } else if (kind == "v4_serial") {
+      // Kernels' durations as the seed read them: in SGLang's serial eager prefill (its
+      // multi-stream path runs only under decode graph capture), summed by name prefix.
       const std::string model = t.at(i, "model");
       const std::int64_t tokens = whole(t, i, "tokens");
       const std::vector<std::string> prefixes = words_of(t.at(i, "kernels"));
       if (prefixes.empty())
         throw InputError(t.file(), line, "kernels", "name the kernels (name prefixes)");
-      m.label = fmt::format("{} in the multi-stream run, {} tokens", t.at(i, "row"), tokens);
-      m.predict_us = [model, tokens, prefixes](const HwProfile& h) {
-        return seed_in_run_us(h, model, tokens, prefixes);
+      m.label = fmt::format("{} in the serial run, {} tokens, {} kernels", t.at(i, "row"), tokens,
+                            to_string(path));
+      m.predict_us = [model, tokens, prefixes, path](const HwProfile& h) {
+        return seed_serial_us(h, model, tokens, prefixes, path);
       };
       m.through_run = true;
     } else if (kind == "v4_side" || kind == "v4_block") {
@@ -294,12 +308,12 @@ void load_seed(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) {
         throw InputError(t.file(), line, "kernels", "name the side-branch kernels' prefixes");
       m.label = fmt::format("{} {} {} tokens", t.at(i, "row"), model, tokens);
       if (kind == "v4_side")
-        m.predict_us = [model, tokens, prefixes](const HwProfile& h) {
-          return seed_side_branches_us(h, model, tokens, prefixes);
+        m.predict_us = [model, tokens, prefixes, path](const HwProfile& h) {
+          return seed_side_branches_us(h, model, tokens, prefixes, path);
         };
       else
-        m.predict_us = [model, tokens](const HwProfile& h) {
-          return seed_block_us(h, model, tokens, true);
+        m.predict_us = [model, tokens, path](const HwProfile& h) {
+          return seed_block_us(h, model, tokens, true, path);
         };
       m.through_run = true;
     } else {

@@ -13,8 +13,9 @@
 namespace ovs {
 namespace {
 
-Workload seed_workload(std::int64_t tokens) {
+Workload seed_workload(std::int64_t tokens, V4Kernels path) {
   Workload w;
+  w.v4_kernels = path;
   w.phase = Phase::prefill;
   w.tokens_per_gpu = tokens;
   w.context = tokens;
@@ -55,34 +56,41 @@ Program block_program(const OpPlan& attn, const Strategy& ms) {
     int s = 0;
     const Placement* pl = nullptr;
     for (const auto& x : ms.for_type(LayerType::csa).placement)
-      if (x.op == "attn" && x.kernel == k.name) pl = &x;
+      if (x.op == "attn" && x.kernel == kernel_group(k.name)) pl = &x;
+    const bool first = p.kernels.empty() || kernel_group(p.kernels.back().name) != kernel_group(k.name);
+    const auto next = &k + 1;
+    const bool last = next == attn.kernels.data() + attn.kernels.size() ||
+                      kernel_group(next->name) != kernel_group(k.name);
     if (pl) {
       s = stream(pl->stream);
-      for (const auto& e : pl->wait)
+      if (first)
+        for (const auto& e : pl->wait)
         if (std::find(p.events.begin(), p.events.end(), e) != p.events.end())
-          p.actions.push_back({WaitAction{event(e), s}, {}});
+            p.actions.push_back({WaitAction{event(e), s}, {}});
     }
     p.kernels.push_back(k.cost.spec(s));
     p.kernels.back().name = k.name;
     p.actions.push_back({LaunchAction{int(p.kernels.size()) - 1, 0.0}, {}});
-    if (pl)
+    if (pl && last)
       for (const auto& e : pl->record) p.actions.push_back({RecordAction{event(e), s}, {}});
   }
   return p;
 }
 
-// The block under the multi-stream plan, run once: its program and each kernel's duration in
-// that run.
+// The block run once, under the multi-stream plan or on one stream: its program and each
+// kernel's duration in that run.
 struct BlockRun {
   Program program;
   std::vector<double> durations_us;
   double makespan_us = 0;
 };
-BlockRun run_block(const HwProfile& hw, const std::string& model, std::int64_t tokens) {
+BlockRun run_block(const HwProfile& hw, const std::string& model, std::int64_t tokens,
+                   V4Kernels path, bool multistream) {
   const ModelConfig m = load_model_config(model);
-  const LayerBuilder lb(m, hw, seed_workload(tokens));
+  const LayerBuilder lb(m, hw, seed_workload(tokens, path));
   BlockRun r;
   r.program = block_program(csa_attention(lb), load_strategy("multistream", m.family));
+  if (!multistream) r.program = serialized(r.program);
   Timeline tl(r.program);
   r.makespan_us = Engine(hw.engine).run(r.program, &tl).makespan_us;
   for (const auto& k : tl.kernels()) r.durations_us.push_back(k.duration_us());
@@ -103,31 +111,40 @@ double in_run_us(const BlockRun& r, const std::vector<std::string>& prefixes) {
 
 }  // namespace
 
-SeedBlock seed_block(const HwProfile& hw, const std::string& model, std::int64_t tokens) {
-  const BlockRun r = run_block(hw, model, tokens);
+SeedBlock seed_block(const HwProfile& hw, const std::string& model, std::int64_t tokens,
+                     V4Kernels path) {
+  const BlockRun r = run_block(hw, model, tokens, path, true);
+  const BlockRun s = run_block(hw, model, tokens, path, false);
   SeedBlock b;
   b.makespan_us = r.makespan_us;
-  b.serial_us = Engine(hw.engine).run(serialized(r.program)).makespan_us;
-  b.wqkv_a_us = in_run_us(r, {"wqkv_a"});
-  b.q_b_us = in_run_us(r, {"q_b"});
+  b.serial_us = s.makespan_us;
+  b.wqkv_a_us = in_run_us(s, {"wqkv_a"});
+  b.q_b_us = in_run_us(s, {"q_b"});
+  b.side_kernels = 0;
+  for (const auto& k : s.program.kernels)
+    for (const char* x : {"kv_write", "swa_scatter", "kv_indptr", "compressor", "indexer"})
+      if (k.name.rfind(x, 0) == 0) {
+        ++b.side_kernels;
+        break;
+      }
   return b;
 }
 
 double seed_block_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
-                     bool multistream) {
-  const SeedBlock b = seed_block(hw, model, tokens);
+                     bool multistream, V4Kernels path) {
+  const SeedBlock b = seed_block(hw, model, tokens, path);
   return multistream ? b.makespan_us : b.serial_us;
 }
 
-double seed_in_run_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
-                      const std::vector<std::string>& prefixes) {
-  return in_run_us(run_block(hw, model, tokens), prefixes);
+double seed_serial_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
+                      const std::vector<std::string>& prefixes, V4Kernels path) {
+  return in_run_us(run_block(hw, model, tokens, path, false), prefixes);
 }
 
 double seed_side_branches_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
-                             const std::vector<std::string>& prefixes) {
+                             const std::vector<std::string>& prefixes, V4Kernels path) {
   const ModelConfig m = load_model_config(model);
-  const LayerBuilder lb(m, hw, seed_workload(tokens));
+  const LayerBuilder lb(m, hw, seed_workload(tokens, path));
   double total = 0;
   for (const auto& k : csa_attention(lb).kernels)
     for (const auto& p : prefixes)

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/graph/workload.hpp"
 #include "models/hw/hw_profile.hpp"
 
 namespace ovs {
@@ -15,24 +16,28 @@ namespace ovs {
 struct SeedBlock {
   double makespan_us = 0;  // the block, start to end
   double serial_us = 0;    // the same kernels on one stream
-  double wqkv_a_us = 0;    // durations inside the run (with the side streams when multistream)
+  double wqkv_a_us = 0;    // durations in the serial run (as the seed read them)
   double q_b_us = 0;
+  int side_kernels = 0;  // launches of the side branches (KV write, compressors, indexer)
 };
 
-SeedBlock seed_block(const HwProfile& hw, const std::string& model, std::int64_t tokens);
+// `path`: the side branches' code path (the seed ran ROCm in May 2026: V4Kernels::rocm_2605).
+SeedBlock seed_block(const HwProfile& hw, const std::string& model, std::int64_t tokens,
+                     V4Kernels path = V4Kernels::fused);
 
 // Makespan of the block with the side streams (multistream) or serially.
 double seed_block_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
-                     bool multistream);
+                     bool multistream, V4Kernels path = V4Kernels::fused);
 
 // The side branches' kernels (names starting with one of `prefixes`) alone, one after another.
 double seed_side_branches_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
-                             const std::vector<std::string>& prefixes);
+                             const std::vector<std::string>& prefixes,
+                             V4Kernels path = V4Kernels::fused);
 
-// The durations, inside the block's multi-stream run, of the kernels whose names start with one
-// of `prefixes`, summed: what a profiler shows for them in that run (the seed's timeline rows were
-// read from such a run, where each kernel shares its CUs with the side streams).
-double seed_in_run_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
-                      const std::vector<std::string>& prefixes);
+// The durations, in the block's serial run (one stream, as SGLang runs a 4096-token prefill:
+// its multi-stream path runs only under decode graph capture, sglang_v4_platforms.md section 1),
+// of the kernels whose names start with one of `prefixes`, summed: what a profiler shows for them.
+double seed_serial_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
+                      const std::vector<std::string>& prefixes, V4Kernels path = V4Kernels::fused);
 
 }  // namespace ovs

@@ -141,6 +141,10 @@ std::vector<KernelCost> indexer_cost(const HwProfile& hw, const IndexerShape& s)
   const double q_bytes = b * sq * s.heads * (s.head_dim + 4.0);
   const double logit_bytes = b * sq * seen * 4.0;  // FP32 scores written
   w.hbm_bytes = k_bytes + q_bytes + logit_bytes;
+  if (s.per_row_keys) {
+    w.tiles = static_cast<std::int64_t>(b * sq);
+    w.l2_bytes += b * sq * seen * (s.head_dim + 4.0);
+  }
   w.fixed_latency_us = hw.kernels.attention.fixed_latency_us;
   MemoryKernelShape top;
   top.name = "indexer_topk";

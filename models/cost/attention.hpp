@@ -45,6 +45,9 @@ struct IndexerShape {
   int head_dim = 128;
   std::int64_t topk = 512;
   bool causal = false;
+  // A decode-style kernel run over every row: one workgroup per query row, which reads that
+  // row's keys again from L2 (no reuse across rows in shared memory).
+  bool per_row_keys = false;
 };
 std::vector<KernelCost> indexer_cost(const HwProfile& hw, const IndexerShape& s);
 

@@ -176,7 +176,10 @@ const OpPlan* LayerBuilder::sample_op(LayerType type, const std::string& op) con
 std::vector<std::string> LayerBuilder::kernel_names(LayerType type, const std::string& op) const {
   std::vector<std::string> out;
   if (const OpPlan* o = sample_op(type, op))
-    for (const auto& k : o->kernels) out.push_back(k.name);
+    for (const auto& k : o->kernels) {
+      const std::string_view g = kernel_group(k.name);
+      if (out.empty() || out.back() != g) out.emplace_back(g);
+    }
   return out;
 }
 

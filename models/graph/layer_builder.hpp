@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,8 +20,16 @@
 
 namespace ovs {
 
+// The stage a kernel belongs to: its name up to the first '/' ("compressor_pool/softmax" ->
+// "compressor_pool"); strategies place stages, and kernel_deps name them.
+inline std::string_view kernel_group(std::string_view name) {
+  return name.substr(0, name.find('/'));
+}
+
 struct OpKernel {
-  std::string name;  // stable within its op: "wqkv_a", "q_b", "indexer_logits", ...
+  // Stable within its op: "wqkv_a", "q_b", "indexer_logits", ...; a part of a stage that a code
+  // path splits into several launches is "stage/part" (kernel_group gives the stage).
+  std::string name;
   KernelCost cost;
   bool deep_gemm = false;  // a DeepGEMM kernel: deep_gemm_num_sms applies
 };
@@ -88,6 +97,10 @@ class LayerBuilder {
  private:
   void build_v3(LayerPlan& p, int layer, const MicroBatch& mb, const std::string& mbn) const;
   void build_v4(LayerPlan& p, int layer, const MicroBatch& mb, const std::string& mbn) const;
+  // The attention prepare's side branches (KV write, compressor, indexer) by code path
+  // (layer_v4_side.cpp).
+  void build_v4_side(OpPlan& attn, int layer, const MicroBatch& mb, const std::string& act,
+                     int ratio) const;
   void add_moe_ops(LayerPlan& p, int layer, const MicroBatch& mb, const std::string& mbn) const;
   DeepepShape deepep_shape(const MicroBatch& mb, CommOp op) const;
   void rank_waits(LayerPlan& p) const;

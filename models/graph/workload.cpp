@@ -4,6 +4,18 @@
 #include <cmath>
 
 namespace ovs {
+
+const char* to_string(V4Kernels k) {
+  switch (k) {
+    case V4Kernels::rocm_2605:
+      return "rocm-2605";
+    case V4Kernels::torch_fallback:
+      return "torch-fallback";
+    case V4Kernels::fused:
+      break;
+  }
+  return "fused";
+}
 namespace {
 
 // Prefill: tokens_per_gpu tokens made of prompts of `context` tokens (the last one shorter);

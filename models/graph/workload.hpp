@@ -13,6 +13,13 @@ namespace ovs {
 
 enum class Phase { prefill, decode };
 
+// The kernels DeepSeek-V4's side branches (KV write, compressors, indexer) launch, by SGLang's
+// code path (../shared/data/sglang_v4_platforms.md section 3): fused (CUDA upstream, current ROCm
+// with aiter), the May-2026 ROCm mix (aiter GEMMs with FP32 widening copies, per-request torch
+// compressor loops, a decode-style paged-logits kernel over every row) or the torch fallbacks.
+enum class V4Kernels { fused, rocm_2605, torch_fallback };
+const char* to_string(V4Kernels k);  // fused | rocm-2605 | torch-fallback
+
 struct Workload {
   Phase phase = Phase::decode;
   std::int64_t tokens_per_gpu = 0;  // prefill: tokens; decode: requests
@@ -35,6 +42,8 @@ struct Workload {
   // SGLang's --ep-num-redundant-experts: extra physical copies of hot experts (EPLB). Physical
   // experts = routed + redundant; EP must divide them.
   int redundant_experts = 0;
+  // DeepSeek-V4's side-branch code path (--v4-kernels).
+  V4Kernels v4_kernels = V4Kernels::fused;
 
   int physical_experts(int routed_experts) const { return routed_experts + redundant_experts; }
 
