@@ -67,8 +67,7 @@ TEST_CASE("seed 2's fitted rows, as read in the serial run: wqkv_a and q_a withi
   const std::tuple<const char*, double, double, double> rows[] = {
       {"wqkv_a", 77, 0.8, 1.2}, {"q_a_norm", 6, 0.8, 1.2}, {"q_b", 929, 0.6, 0.8}};
   for (const auto& [kernel, seed_us, low, high] : rows) {
-    const double us =
-        seed_serial_us(hw, "deepseek-v4-pro", 4096, {kernel}, V4Kernels::rocm_2605);
+    const double us = seed_serial_us(hw, "deepseek-v4-pro", 4096, {kernel}, V4Kernels::rocm_2605);
     INFO(kernel << ": model " << us << " us in the serial run, seed " << seed_us << " us");
     CHECK(us > low * seed_us);
     CHECK(us < high * seed_us);

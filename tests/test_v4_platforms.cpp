@@ -180,8 +180,8 @@ TEST_CASE("the gate: a warning for each point SGLang does not run, none where it
     CHECK(r.out.find(warn) == std::string::npos);
   }
   // The JSON field carries the same sentence, or null.
-  const CliResult j = whatif({"--model", "deepseek-v4-pro", "--hw", "h200-sxm", "--phase", "prefill",
-                              "--tokens-per-gpu", "4096", "--strategy", "multistream",
+  const CliResult j = whatif({"--model", "deepseek-v4-pro", "--hw", "h200-sxm", "--phase",
+                              "prefill", "--tokens-per-gpu", "4096", "--strategy", "multistream",
                               "--baseline", "no-overlap", "--json"});
   REQUIRE(j.code == 0);
   CHECK(j.out.find("\"strategy_outside_sglang\": \"SGLang runs 'multistream' for decode") !=
@@ -201,16 +201,16 @@ TEST_CASE("seed 2 held back: side branches within 0.65-1.5x under rocm-2605, blo
       {"q_head_norm", "kv_write", "swa_scatter", "kv_indptr", "compressor", "indexer"},
       V4Kernels::rocm_2605);
   const SeedBlock b = seed_block(hw, "deepseek-v4-pro", 4096, V4Kernels::rocm_2605);
-  INFO("side branches " << side << " us (seed 1278), block " << b.makespan_us
-                        << " us (seed 1012), " << b.side_kernels << " side-branch kernels");
+  INFO("side branches " << side << " us (seed 1278), block " << b.makespan_us << " us (seed 1012), "
+                        << b.side_kernels << " side-branch kernels");
   CHECK(side > 0.65 * 1278);
   CHECK(side < 1.5 * 1278);
   CHECK(b.makespan_us > 0.9 * 1012);
   CHECK(b.makespan_us < 1.1 * 1012);
   // The fused path would be far below the seed's figure, the torch fallbacks far above it.
   CHECK(seed_serial_us(hw, "deepseek-v4-pro", 4096, {"compressor", "indexer"}) < 0.5 * 1278);
-  CHECK(seed_serial_us(hw, "deepseek-v4-pro", 4096, {"indexer_logits"},
-                       V4Kernels::torch_fallback) > 1278);
+  CHECK(seed_serial_us(hw, "deepseek-v4-pro", 4096, {"indexer_logits"}, V4Kernels::torch_fallback) >
+        1278);
 }
 
 TEST_CASE("MI355X V4-Pro decode: the HIP plan gains 1-7 % over multistream-off (seed: ~3.5 %)",

@@ -106,8 +106,8 @@ Workload resolve_workload(const WorkloadWords& asked, const RequestSource& from)
   else if (asked.v4_kernels == "torch-fallback")
     w.v4_kernels = V4Kernels::torch_fallback;
   else if (asked.v4_kernels != "fused")
-    from.fail("v4_kernels", "expected fused, rocm-2605 or torch-fallback, got '" +
-                                asked.v4_kernels + "'");
+    from.fail("v4_kernels",
+              "expected fused, rocm-2605 or torch-fallback, got '" + asked.v4_kernels + "'");
   const std::string& g = asked.cuda_graphs;
   if (g == "on" || g == "true")
     w.cuda_graphs = true;

@@ -140,8 +140,7 @@ void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
       w.graphs() ? "CUDA graphs" : "eager");
   out << "\n" << r.verdict << "\n";
   for (const auto* why : {&r.strategy_outside_sglang, &r.baseline_outside_sglang})
-    if (!why->empty())
-      out << "warning: a proposal, not SGLang's behaviour: " << *why << "\n";
+    if (!why->empty()) out << "warning: a proposal, not SGLang's behaviour: " << *why << "\n";
   out << "\n";
   out << fmt::format("{:<34} {:>14} {:>14}\n", "", r.baseline.strategy, r.overlapped.strategy);
   auto row = [&](const char* label, double a, double b, const char* unit) {
@@ -166,7 +165,8 @@ void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
     std::string line;
     for (const auto& k : r.kernels_per_layer) {
       line += fmt::format("{}{} {}", line.empty() ? "" : ", ", k.type, k.kernels);
-      if (k.side_branch_kernels > 0) line += fmt::format(" ({} side-branch)", k.side_branch_kernels);
+      if (k.side_branch_kernels > 0)
+        line += fmt::format(" ({} side-branch)", k.side_branch_kernels);
     }
     const bool v4 = std::any_of(r.kernels_per_layer.begin(), r.kernels_per_layer.end(),
                                 [](const auto& k) { return k.side_branch_kernels > 0; });

@@ -82,8 +82,11 @@ void add_search_command(CLI::App& app, CliContext& ctx) {
       ->check(flags::auto_or_real(1, std::numeric_limits<double>::infinity()));
   cmd->add_option("--placement", o->workload.placement, "Expert placement: eplb or balanced")
       ->check(flags::one_of({"eplb", "balanced"}));
-  cmd->add_option("--v4-kernels", o->workload.v4_kernels,
-                  "DeepSeek-V4 side-branch kernels as SGLang's code path launches them: fused (CUDA upstream, ROCm with aiter), rocm-2605 (the May-2026 ROCm mix: FP32 widening copies, per-request torch compressor loops, a decode-style logits kernel) or torch-fallback")
+  cmd->add_option(
+         "--v4-kernels", o->workload.v4_kernels,
+         "DeepSeek-V4 side-branch kernels as SGLang's code path launches them: fused (CUDA "
+         "upstream, ROCm with aiter), rocm-2605 (the May-2026 ROCm mix: FP32 widening copies, "
+         "per-request torch compressor loops, a decode-style logits kernel) or torch-fallback")
       ->check(flags::one_of({"fused", "rocm-2605", "torch-fallback"}));
   cmd->add_option("--deepep-mode", o->workload.deepep_mode,
                   "normal, low_latency or auto (search both)")

@@ -108,8 +108,11 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
                   "SGLang's MLA attention backend: fa3, flashmla, flashinfer, triton (those the "
                   "GPU's profile lists), or auto (what SGLang picks for the phase on the GPU)")
       ->capture_default_str();
-  cmd->add_option("--v4-kernels", o->workload.v4_kernels,
-                  "DeepSeek-V4 side-branch kernels as SGLang's code path launches them: fused (CUDA upstream, ROCm with aiter), rocm-2605 (the May-2026 ROCm mix: FP32 widening copies, per-request torch compressor loops, a decode-style logits kernel) or torch-fallback")
+  cmd->add_option(
+         "--v4-kernels", o->workload.v4_kernels,
+         "DeepSeek-V4 side-branch kernels as SGLang's code path launches them: fused (CUDA "
+         "upstream, ROCm with aiter), rocm-2605 (the May-2026 ROCm mix: FP32 widening copies, "
+         "per-request torch compressor loops, a decode-style logits kernel) or torch-fallback")
       ->check(flags::one_of({"fused", "rocm-2605", "torch-fallback"}))
       ->capture_default_str();
   cmd->add_option("--cuda-graphs", o->workload.cuda_graphs, "on, off, or auto (on for decode)")

@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <exception>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "app/analysis/whatif.hpp"

@@ -6,7 +6,9 @@
 
 namespace ovs {
 
-const char* phase_name(Phase p) { return p == Phase::prefill ? "prefill" : "decode"; }
+const char* phase_name(Phase p) {
+  return p == Phase::prefill ? "prefill" : "decode";
+}
 
 std::string sglang_limit(const Strategy& s, const Workload& w, const HwProfile& hw) {
   const SglangInfo& g = s.sglang;
@@ -34,8 +36,8 @@ std::string sglang_gate(const Strategy& s, const Workload& w, const HwProfile& h
                        g.source.empty() ? "" : ": ", g.source);
   const char* phase = phase_name(w.phase);
   if (!g.for_phase(phase))
-    return fmt::format("SGLang runs '{}' for {} batches only, not {}", s.name,
-                       yaml::join(g.phases), phase);
+    return fmt::format("SGLang runs '{}' for {} batches only, not {}", s.name, yaml::join(g.phases),
+                       phase);
   return sglang_limit(s, w, hw);
 }
 

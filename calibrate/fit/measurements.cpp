@@ -294,8 +294,7 @@ void load_seed(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) {
       const std::vector<std::string> prefixes = words_of(t.at(i, "kernels"));
       if (prefixes.empty())
         throw InputError(t.file(), line, "kernels", "name the kernels (name prefixes)");
-      m.label = fmt::format("{} in the serial run, {} tokens, {} kernels", t.at(i, "row"), tokens,
-                            to_string(path));
+      m.label = fmt::format("{} serial, {} tokens, {}", t.at(i, "row"), tokens, to_string(path));
       m.predict_us = [model, tokens, prefixes, path](const HwProfile& h) {
         return seed_serial_us(h, model, tokens, prefixes, path);
       };

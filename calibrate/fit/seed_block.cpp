@@ -57,7 +57,8 @@ Program block_program(const OpPlan& attn, const Strategy& ms) {
     const Placement* pl = nullptr;
     for (const auto& x : ms.for_type(LayerType::csa).placement)
       if (x.op == "attn" && x.kernel == kernel_group(k.name)) pl = &x;
-    const bool first = p.kernels.empty() || kernel_group(p.kernels.back().name) != kernel_group(k.name);
+    const bool first =
+        p.kernels.empty() || kernel_group(p.kernels.back().name) != kernel_group(k.name);
     const auto next = &k + 1;
     const bool last = next == attn.kernels.data() + attn.kernels.size() ||
                       kernel_group(next->name) != kernel_group(k.name);
@@ -65,7 +66,7 @@ Program block_program(const OpPlan& attn, const Strategy& ms) {
       s = stream(pl->stream);
       if (first)
         for (const auto& e : pl->wait)
-        if (std::find(p.events.begin(), p.events.end(), e) != p.events.end())
+          if (std::find(p.events.begin(), p.events.end(), e) != p.events.end())
             p.actions.push_back({WaitAction{event(e), s}, {}});
     }
     p.kernels.push_back(k.cost.spec(s));

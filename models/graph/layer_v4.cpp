@@ -56,7 +56,9 @@ void LayerBuilder::build_v4(LayerPlan& p, int layer, const MicroBatch& mb,
                    act + "q_lora", L + "q_b.w", act + "q"));
   k.push_back(named("q_head_norm", norm_rope_cost(hw_, "q_norm_rope", t * heads, hd, rope)));
   auto& deps = attn.kernel_deps;
-  deps = {{"wqkv_a", "q_a_norm"}, {"q_a_norm", "q_b"}, {"q_b", "q_head_norm"},
+  deps = {{"wqkv_a", "q_a_norm"},
+          {"q_a_norm", "q_b"},
+          {"q_b", "q_head_norm"},
           {"q_head_norm", "attention"}};
   build_v4_side(attn, layer, mb, act, ratio);
   AttentionShape a;

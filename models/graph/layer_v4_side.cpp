@@ -125,8 +125,7 @@ void LayerBuilder::build_v4_side(OpPlan& attn, int layer, const MicroBatch& mb,
     }
     k.push_back(gemm(hw_, name, t, n, h, Dtype::bf16, x, weight, {}, 1, GemmLayout::dense, 0,
                      amd ? 2.0 : 4.0));
-    if (amd)
-      add_group(k, hw_, name, 0, {{"fp32", double(t) * n * 2, double(t) * n * 4}});
+    if (amd) add_group(k, hw_, name, 0, {{"fp32", double(t) * n * 2, double(t) * n * 4}});
   };
 
   // KV write: norm + RoPE + FP8 quant + paged store of [tokens, head_dim]; one fused kernel
@@ -173,8 +172,9 @@ void LayerBuilder::build_v4_side(OpPlan& attn, int layer, const MicroBatch& mb,
         add_group(k, hw_, group, 0, torch_compressor_loop(t, width, entries, dim, rope, r));
       } else {
         const double state = double(t) * 2 * width * 4, pooled = double(entries) * dim * 4;
-        add_group(k, hw_, group, entries,
-                  {{"compress", state, pooled}, {"norm", pooled, pooled}, {"rope", pooled, pooled}});
+        add_group(
+            k, hw_, group, entries,
+            {{"compress", state, pooled}, {"norm", pooled, pooled}, {"rope", pooled, pooled}});
       }
       return;
     }
@@ -194,9 +194,10 @@ void LayerBuilder::build_v4_side(OpPlan& attn, int layer, const MicroBatch& mb,
     proj("compressor_proj", 2 * width, L + "compressor.w");
     const double state = double(t) * 2 * width * 4;  // FP32
     if (fused) {
-      k.push_back(named("compressor_pool",
-                        memory_kernel(hw_, {"compressor_pool", state, double(entries) * hd * 2,
-                                            state, 0, 0, {}, {}})));
+      k.push_back(named(
+          "compressor_pool",
+          memory_kernel(
+              hw_, {"compressor_pool", state, double(entries) * hd * 2, state, 0, 0, {}, {}})));
       k.push_back(named("compressor_norm_rope",
                         norm_rope_cost(hw_, "compressor_norm_rope", entries, hd, rope)));
       add_group(k, hw_, "compressor_norm_rope", entries,
@@ -204,10 +205,15 @@ void LayerBuilder::build_v4_side(OpPlan& attn, int layer, const MicroBatch& mb,
     } else {
       loop("compressor_pool", width, entries, hd, ratio);
       // the quant/pack kernel and the paged store
-      k.push_back(named("compressor_norm_rope",
-                        memory_kernel(hw_, {"compressor_norm_rope", double(entries) * hd * 2,
-                                            double(entries) * m_.kv_bytes_per_token, 0, entries,
-                                            0, {}, {}})));
+      k.push_back(
+          named("compressor_norm_rope", memory_kernel(hw_, {"compressor_norm_rope",
+                                                            double(entries) * hd * 2,
+                                                            double(entries) * m_.kv_bytes_per_token,
+                                                            0,
+                                                            entries,
+                                                            0,
+                                                            {},
+                                                            {}})));
     }
     deps.push_back({"compressor_proj", "compressor_pool"});
     deps.push_back({"compressor_pool", "compressor_norm_rope"});
@@ -223,10 +229,14 @@ void LayerBuilder::build_v4_side(OpPlan& attn, int layer, const MicroBatch& mb,
   const double keys = double(entries) * id;
   proj("indexer_k_proj", 2LL * 2 * id, L + "indexer.wk");
   if (fused) {
-    k.push_back(named("indexer_k_pool",
-                      memory_kernel(hw_, {"indexer_k_pool", double(t) * 4 * id * 4,
-                                          double(entries) * id * 2, double(t) * 4 * id, 0, 0,
-                                          {}, {}})));
+    k.push_back(named("indexer_k_pool", memory_kernel(hw_, {"indexer_k_pool",
+                                                            double(t) * 4 * id * 4,
+                                                            double(entries) * id * 2,
+                                                            double(t) * 4 * id,
+                                                            0,
+                                                            0,
+                                                            {},
+                                                            {}})));
   } else {
     loop("indexer_k_pool", 2LL * id, entries, id, 4);
   }
@@ -246,8 +256,8 @@ void LayerBuilder::build_v4_side(OpPlan& attn, int layer, const MicroBatch& mb,
       add_group(k, hw_, "indexer_k_norm_rope", entries, rest);
     } else {
       // the first of them carries the stage's name
-      MemoryKernelShape s{"indexer_k_norm_rope", rest[0].read, rest[0].write, 0, entries, 0, {},
-                          {}};
+      MemoryKernelShape s{
+          "indexer_k_norm_rope", rest[0].read, rest[0].write, 0, entries, 0, {}, {}};
       s.cuda_core_flops = keys * std::log2(double(id));
       k.push_back(named("indexer_k_norm_rope", memory_kernel(hw_, s)));
       rest.erase(rest.begin());
@@ -260,10 +270,14 @@ void LayerBuilder::build_v4_side(OpPlan& attn, int layer, const MicroBatch& mb,
                    act + "q_lora", L + "indexer.wq", {}));
   {
     const double n = double(t) * ih * id;
-    k.push_back(named("indexer_q_quant", memory_kernel(hw_, {"indexer_q_quant", 2 * n,
+    k.push_back(named("indexer_q_quant", memory_kernel(hw_, {"indexer_q_quant",
+                                                             2 * n,
                                                              n + double(t) * ih * 4.0,
-                                                             n * (std::log2(double(id)) + 4), 0,
-                                                             0, {}, {}})));
+                                                             n * (std::log2(double(id)) + 4),
+                                                             0,
+                                                             0,
+                                                             {},
+                                                             {}})));
     if (!fused) {
       std::vector<Small> q{{"rope", double(t) * ih * rope * 2, double(t) * ih * rope * 2}};
       if (fallback) q.push_back({"hadamard", 2 * n, 2 * n});
@@ -312,9 +326,9 @@ void LayerBuilder::build_v4_side(OpPlan& attn, int layer, const MicroBatch& mb,
     // fp8_paged_mqa_logits_torch (~12 ops): the page table's keys gathered per query row,
     // dequantised to FP32, multiplied with the queries per head, ReLU, weighted, summed over
     // heads, masked; then topk_transform_512_pytorch_vectorized (~20-25 ops incl. torch.topk).
-    const double gathered = seen_rows * id;            // FP8 keys per row
-    const double per_head = seen_rows * ih * 4.0;      // FP32 [rows, heads, keys]
-    const double scores = seen_rows * 4.0;             // FP32 [rows, keys]
+    const double gathered = seen_rows * id;        // FP8 keys per row
+    const double per_head = seen_rows * ih * 4.0;  // FP32 [rows, heads, keys]
+    const double scores = seen_rows * 4.0;         // FP32 [rows, keys]
     const double q = double(t) * ih * id * 4.0;
     add_group(k, hw_, "indexer_logits", t,
               {{"gather_keys", gathered, gathered},
@@ -330,11 +344,10 @@ void LayerBuilder::build_v4_side(OpPlan& attn, int layer, const MicroBatch& mb,
                {"fill_inf", scores, scores},
                {"to_out", scores, scores}});
     std::vector<Small> top;
-    static const char* kTop[] = {"view",     "pad",      "topk",     "gather",   "sort",
-                                 "mask",     "where",    "arange",   "add_base", "clamp",
-                                 "lt",       "and",      "where_idx", "cat",     "int32",
-                                 "fill",     "index_put", "cumsum",  "sub",      "min",
-                                 "expand",   "contig"};
+    static const char* kTop[] = {"view",      "pad",    "topk",     "gather", "sort",      "mask",
+                                 "where",     "arange", "add_base", "clamp",  "lt",        "and",
+                                 "where_idx", "cat",    "int32",    "fill",   "index_put", "cumsum",
+                                 "sub",       "min",    "expand",   "contig"};
     for (const char* n : kTop) top.push_back({n, scores, scores / 4});
     add_group(k, hw_, "indexer_topk", t, top);
   } else {
