@@ -46,7 +46,7 @@ def objective():
 
 def main():
     grid_load = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8]
-    grid_eager = [0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1]
+    grid_eager = [0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12, 0.14, 0.16]
     grid_graph = [0.0, 0.01, 0.02, 0.04, 0.06, 0.08]
     original = {p: open(p).read() for p in (HW, MODEL)}
     best = None

@@ -50,17 +50,30 @@ TEST_CASE("layer breakdown: decode as SGLang runs it on 72 H100s, within 10 % pe
   }
 }
 
-TEST_CASE("layer breakdown: prefill on 32 H100s, overall within 30 % (the model is short)",
+TEST_CASE("layer breakdown: prefill on 32 H100s, overall within 12 % / 25 % (the model is short)",
           "[validate][breakdown]") {
-  // The two-batch-overlap prefill layer (16384 tokens per GPU of 4096-token prompts, EP32):
-  // the model stays 15-25 % short of it - the DeepEP dispatch inside the running layer takes
-  // 1.5x (perfect balance) to 2.3x (SGLang's default placement) its unit test, which the model
-  // does not reproduce (README, Validation). The bound says how far it may drift.
-  for (const char* series : {"prefill, SGLang default", "prefill, simulated perfect"}) {
+  // The two-batch-overlap prefill layer (16384 tokens per GPU of 4096-token prompts, EP32). With
+  // the earliest rank's dispatch kept off the SMs by the attention it starts while it waits
+  // (Work::peer_lead_us), the perfect placement's layer is ~10 % short; the default placement's
+  // ~20 %: its dispatch is 2.3x the unit test, and the model's hottest rank under EPLB carries
+  // too little of that (README, Validation). The bounds say how far each may drift.
+  const std::pair<const char*, double> bounds[] = {{"prefill, SGLang default", 0.25},
+                                                   {"prefill, simulated perfect", 0.12}};
+  for (const auto& [series, bound] : bounds) {
     const BreakdownRow& r = row(series, "Overall");
     INFO(series << ": measured " << r.measured_ms << " ms, predicted " << r.predicted_ms);
     CHECK(r.predicted_ms < r.measured_ms);  // short, as written above
-    CHECK(std::abs(r.error) <= 0.30);
+    CHECK(std::abs(r.error) <= bound);
+  }
+  // With the perfect placement each DeepEP exchange, its kernel and its wait together (the
+  // issue's bound for communication categories), within 20 %.
+  for (const char* op : {"Dispatch", "Combine"}) {
+    const BreakdownRow& core = row("prefill, simulated perfect", std::string(op) + " Core");
+    const BreakdownRow& wait = row("prefill, simulated perfect", std::string(op) + " Barrier");
+    const double measured = core.measured_ms + wait.measured_ms;
+    const double predicted = core.predicted_ms + wait.predicted_ms;
+    INFO(op << " core + barrier: measured " << measured << " ms, predicted " << predicted);
+    CHECK(std::abs(predicted / measured - 1) <= 0.20);
   }
   // The perfect placement's layer is faster than the default's, in the model as measured.
   CHECK(row("prefill, simulated perfect", "Overall").predicted_ms <

@@ -222,7 +222,8 @@ class Parser {
 
 Work parse_work(const yaml::Value& v, const Hardware& hw) {
   Map m(v, {"tensor_flops", "cuda_core_flops", "hbm_bytes", "l2_bytes", "link_bytes", "ctas",
-            "ctas_per_sm", "tiles", "compute_efficiency", "fixed_latency_us", "reads", "writes"});
+            "ctas_per_sm", "tiles", "compute_efficiency", "fixed_latency_us", "peer_lead_us",
+            "reads", "writes"});
   Work w;
   if (auto t = m.optional("tensor_flops")) {
     Map tm(*t, {"bf16", "fp8", "fp4"});
@@ -253,6 +254,7 @@ Work parse_work(const yaml::Value& v, const Hardware& hw) {
   if (auto f = m.optional("tiles")) w.tiles = f->integer(0, 1LL << 40);
   if (auto f = m.optional("compute_efficiency")) w.compute_efficiency = f->number(yaml::kFraction);
   if (auto f = m.optional("fixed_latency_us")) w.fixed_latency_us = f->number(yaml::kNonNegative);
+  if (auto f = m.optional("peer_lead_us")) w.peer_lead_us = f->number(yaml::kNonNegative);
   if (auto f = m.optional("reads")) read_accesses(*f, w.reads);
   if (auto f = m.optional("writes")) read_accesses(*f, w.writes);
   if (w.ctas == 0 && (w.total_tensor_flops() > 0 || w.cuda_core_flops > 0))

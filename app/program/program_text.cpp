@@ -19,6 +19,7 @@ void add_work(std::string& out, const Work& w) {
                      w.ctas_per_sm, w.cta.threads, w.cta.registers_per_thread, w.cta.shared_bytes,
                      w.tiles, w.compute_efficiency, w.fixed_latency_us);
   out += fmt::format(" tile {:a} {:a}", w.tile_overhead_us, w.tile_serial_bytes);
+  if (w.peer_lead_us > 0) out += fmt::format(" lead {:a}", w.peer_lead_us);
   add_accesses(out, "read", w.reads);
   add_accesses(out, "write", w.writes);
 }

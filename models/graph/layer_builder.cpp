@@ -282,8 +282,8 @@ void LayerBuilder::rank_waits(LayerPlan& p) const {
   const double cv =
       w_.graphs() ? hw_.kernels.comm.rank_time_cv_graph : hw_.kernels.comm.rank_time_cv_eager;
   const double wait_dispatch = slowest_rank_lateness_us(w_.ep, cv, rest_us);
-  const double wait_combine =
-      p.hot_rank_experts_extra_us + slowest_rank_lateness_us(w_.ep, cv, experts_us);
+  const double spread_combine = slowest_rank_lateness_us(w_.ep, cv, experts_us);
+  const double wait_combine = p.hot_rank_experts_extra_us + spread_combine;
   for (auto& op : p.ops) {
     if (!op.comm) continue;
     const bool dispatch = op.comm->op == CommOp::dispatch;
@@ -291,6 +291,10 @@ void LayerBuilder::rank_waits(LayerPlan& p) const {
     for (auto& k : op.comm_kernels) {
       if (k.name == "barrier") k.cost.work.fixed_latency_us = wait;
       if (k.name == "in_flight") k.cost.work.fixed_latency_us += wait;
+      // The earliest rank leads the mean one by as much as the slowest trails it (the spread is
+      // symmetric): the collective after the barrier waits for that rank's copy to get SMs.
+      if (k.name == "dispatch" || k.name == "combine")
+        k.cost.work.peer_lead_us = dispatch ? wait_dispatch : spread_combine;
     }
   }
 }

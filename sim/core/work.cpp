@@ -36,7 +36,7 @@ bool Work::empty() const {
 
 void Work::assign_numbers(const Work& o) {
   // Every field before the tensor lists is a number; a field added anywhere changes these.
-  static_assert(offsetof(Work, reads) == 136 && sizeof(Work) == 184,
+  static_assert(offsetof(Work, reads) == 144 && sizeof(Work) == 192,
                 "Work has a new field: copy it in assign_numbers");
   tensor_flops = o.tensor_flops;
   cuda_core_flops = o.cuda_core_flops;
@@ -51,6 +51,7 @@ void Work::assign_numbers(const Work& o) {
   fixed_latency_us = o.fixed_latency_us;
   tile_overhead_us = o.tile_overhead_us;
   tile_serial_bytes = o.tile_serial_bytes;
+  peer_lead_us = o.peer_lead_us;
   for (size_t i = 0; i < reads.size(); ++i) reads[i].bytes = o.reads[i].bytes;
   for (size_t i = 0; i < writes.size(); ++i) writes[i].bytes = o.writes[i].bytes;
 }

@@ -66,6 +66,11 @@ struct Work {
   // output written after it (tile_serial_bytes, at one SM's share of HBM).
   double tile_overhead_us = 0;
   double tile_serial_bytes = 0;
+  // A collective kernel (DeepEP normal mode after its barrier) ends only when every rank's copy
+  // has run. The earliest rank at the barrier leads this one by up to this much compute-stream
+  // time; a kernel it started meanwhile that takes every SM keeps its copy off the SMs until
+  // that kernel ends, and this rank's copy waits as long, holding its SMs (engine.cpp).
+  double peer_lead_us = 0;
   std::vector<TensorAccess> reads;
   std::vector<TensorAccess> writes;
 

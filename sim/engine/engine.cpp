@@ -571,6 +571,61 @@ class Run {
     return changed;
   }
 
+  // A kernel's time alone, roughly (its roofline at the CTAs it holds on an idle GPU): what the
+  // peer lookahead below needs of kernels that have not started.
+  double solo_estimate(int q) const {
+    const KernelModel& m = models_[q];
+    if (m.given) return m.duration_us;
+    std::array<double, kNumShared> usage{m.hbm_bytes, m.l2_bytes, m.link_bytes[0], m.link_bytes[1]};
+    for (const auto& [id, bytes] : reads(q)) usage[kHbm] += bytes;
+    const double rate = rate_ceiling(hw_, m, solo_resident_ctas(hw_, m), usage);
+    return m.latency_us + (rate > 0 ? 1.0 / rate : 0.0);
+  }
+
+  // How long collective kernel k waits for the rank that was earliest at its barrier (see
+  // Work::peer_lead_us). That rank's other streams run up to `lead` us ahead of this one's: at a
+  // position p in [now, now + lead] of a stream, a kernel that leaves fewer free SMs than k needs
+  // (no SM cap, a grid that fills the GPU) keeps k's copy there off the SMs until it ends. The
+  // largest such wait over the positions is k's wait: for a kernel spanning [s, e), e - max(s,
+  // now). A stream's future is its queue as launched, each kernel at its time alone; the walk
+  // stops at a wait for an event not yet fired (when it would go on is not known here).
+  double peer_wait_us(int k) const {
+    const double lead = p_.kernels[k].work.peer_lead_us;
+    if (lead <= 0) return 0;
+    const int need = models_[k].grid;
+    double wait = 0;
+    for (size_t s = 0; s < streams_.size(); ++s) {
+      if (static_cast<int>(s) == kr_[k].stream) continue;
+      const StreamRun& st = streams_[s];
+      double at = t_;
+      for (size_t i = st.head; i < st.items.size() && at < t_ + lead; ++i) {
+        const StreamItem& it = st.items[i];
+        if (it.type == StreamItem::wait) {
+          if (!records_[it.index].fired) break;
+          continue;
+        }
+        if (it.type != StreamItem::kernel) continue;
+        const int q = it.index;
+        const KernelRun& r = kr_[q];
+        if (r.state == KState::done) continue;
+        const double begin = at;
+        // A running kernel's end as of the last rates, or (rates not yet set: it started in
+        // this round) what is left of it alone; a waiting one alone, after the previous.
+        const double end = r.state != KState::running ? at + solo_estimate(q)
+                           : r.end_us > t_            ? r.end_us
+                                                      : t_ + r.remaining * solo_estimate(q);
+        at = end;
+        if (p_.kernels[q].fixed_sms >= 0) continue;  // another collective: on every rank alike
+        const KernelModel& m = models_[q];
+        const std::int64_t held = std::min<std::int64_t>(
+            hw_.sm_count, (std::int64_t(m.max_resident) + m.occupancy - 1) / m.occupancy);
+        if (m.grid == 0 || hw_.sm_count - held >= need) continue;
+        wait = std::max(wait, end - std::max(begin, t_));
+      }
+    }
+    return wait;
+  }
+
   // Starts the i-th waiting kernel with `ctas` CTAs placed.
   void start_ready(size_t i, int ctas) {
     const int k = ready_[i];
@@ -586,7 +641,7 @@ class Run {
     r.state = KState::running;
     r.resident = ctas;
     r.sms = ctas > 0 ? pool_.sms_of(k) : 0;
-    r.latency_left = on_time_grid(m.latency_us);
+    r.latency_left = on_time_grid(m.latency_us + peer_wait_us(k));
     r.spinning = r.spin_record >= 0 && !records_[r.spin_record].fired;
     if (r.spinning) spinners_.push_back(k);
     r.usage = {m.hbm_bytes, m.l2_bytes, m.link_bytes[0], m.link_bytes[1]};
