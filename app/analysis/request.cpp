@@ -1,5 +1,6 @@
 #include "app/analysis/request.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <stdexcept>
@@ -70,6 +71,28 @@ void apply_memory_words(const MemoryWords& asked, const RequestSource& from, Wor
   }
 }
 
+namespace {
+
+// "4095,4096,1": positive whole numbers, comma-separated.
+std::vector<std::int64_t> lengths_of(const std::string& text, const std::string& field,
+                                     const RequestSource& from) {
+  std::vector<std::int64_t> out;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t end = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, end - at);
+    const auto v = number_of(item);
+    if (!v || *v < 1 || *v != std::floor(*v) || *v > 1e12)
+      from.fail(field, "expected positive whole lengths separated by commas, got '" + item +
+                           "' in '" + text + "'");
+    out.push_back(static_cast<std::int64_t>(*v));
+    at = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 Workload resolve_workload(const WorkloadWords& asked, const RequestSource& from) {
   Workload w;
   if (asked.phase != "prefill" && asked.phase != "decode")
@@ -77,6 +100,35 @@ Workload resolve_workload(const WorkloadWords& asked, const RequestSource& from)
   w.phase = asked.phase == "prefill" ? Phase::prefill : Phase::decode;
   w.tokens_per_gpu = asked.tokens_per_gpu;
   w.context = asked.context;
+  const bool prefill = w.phase == Phase::prefill;
+  if (!asked.prompt_lens.empty()) {
+    if (!prefill)
+      from.fail("prompt_lens", "prompt lengths are for prefill; decode takes context_lens");
+    w.prompt_lens = lengths_of(asked.prompt_lens, "prompt_lens", from);
+    w.tokens_per_gpu = 0;
+    w.context = 0;
+    for (auto x : w.prompt_lens) {
+      w.tokens_per_gpu += x;
+      w.context = std::max(w.context, x);
+    }
+  }
+  if (!asked.context_lens.empty()) {
+    if (prefill)
+      from.fail("context_lens", "KV lengths per request are for decode; prefill takes prompt_lens");
+    w.context_lens = lengths_of(asked.context_lens, "context_lens", from);
+    w.tokens_per_gpu = static_cast<std::int64_t>(w.context_lens.size());
+    w.context = *std::max_element(w.context_lens.begin(), w.context_lens.end());
+  }
+  if (w.tokens_per_gpu < 1)
+    from.fail("tokens_per_gpu",
+              "give the batch: tokens (prefill) or requests (decode) per GPU, or "
+              "--prompt-lens / --context-lens");
+  if (w.context < 1) from.fail("context", "give the prompt (prefill) or KV (decode) length");
+  if (!(asked.tbo_token_distribution_threshold >= 0 &&
+        asked.tbo_token_distribution_threshold <= 0.5))
+    from.fail("tbo_token_distribution_threshold",
+              "expected a share in [0, 0.5] (SGLang asserts it)");
+  w.tbo_token_distribution_threshold = asked.tbo_token_distribution_threshold;
   w.ep = asked.ep;
   w.gpus_per_node = asked.gpus_per_node;
   w.redundant_experts = asked.redundant_experts;

@@ -57,6 +57,10 @@ struct WorkloadWords {
   std::string attention_backend = "auto";
   // DeepSeek-V4's side-branch kernels: fused | rocm-2605 | torch-fallback.
   std::string v4_kernels = "fused";
+  // Per-request lengths, comma-separated (empty: one length, --context): prefill prompt lengths,
+  // decode KV lengths; and SGLang's --tbo-token-distribution-threshold.
+  std::string prompt_lens, context_lens;
+  double tbo_token_distribution_threshold = 0.48;
   std::string cuda_graphs = "auto";  // on | off | auto (or true | false)
   std::string deepep_mode = "auto";  // normal | low_latency | auto
   int decode_q_len = 1;

@@ -286,6 +286,15 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
   r.overlapped = over.stats;
   r.speedup = r.baseline.total_us / r.overlapped.total_us;
   r.baseline_outside_sglang = sglang_gate(base_s, workload_for(base_s), hw);
+  if (over_s.two_batch_overlap)
+    if (const auto halves = split_batch(r.workload, nullptr)) {
+      r.split = true;
+      r.tbo_split = tbo_split_of(r.workload);
+      r.a_sequences = halves->first.sequences;
+      r.a_tokens = halves->first.tokens;
+      r.b_sequences = halves->second.sequences;
+      r.b_tokens = halves->second.tokens;
+    }
   r.strategy_outside_sglang = sglang_gate(over_s, r.workload, hw);
   {
     const LayerBuilder& lb = builder(r.workload);

@@ -76,6 +76,11 @@ struct WhatIfResult {
     int side_branch_kernels = 0;
   };
   std::vector<LayerKernels> kernels_per_layer;
+  // The overlapped strategy's two micro-batches, when it splits the batch (SGLang's rule,
+  // models/graph/workload.hpp): where the cut is, and each half's sequences and tokens.
+  bool split = false;
+  TboSplit tbo_split;
+  std::int64_t a_sequences = 0, a_tokens = 0, b_sequences = 0, b_tokens = 0;
 };
 
 struct WhatIfRequest {

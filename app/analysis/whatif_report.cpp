@@ -125,6 +125,18 @@ void write_whatif_json(std::ostream& out, const WhatIfResult& r) {
   j["strategy_outside_sglang"] = gate(r.strategy_outside_sglang);
   j["baseline_outside_sglang"] = gate(r.baseline_outside_sglang);
   j["v4_kernels"] = to_string(r.workload.v4_kernels);
+  if (r.split) {
+    // SGLang's names: A holds sequences [0, seq_index) (and the first part of sequence seq_index
+    // when one is cut) and tokens [0, token_index).
+    j["tbo_split_seq_index"] = r.tbo_split.seq_index;
+    j["tbo_split_token_index"] = r.tbo_split.token_index;
+    j["tbo_split_cuts_sequence"] = r.tbo_split.cut;
+    j["micro_batches"] = Json::array({Json{{"sequences", r.a_sequences}, {"tokens", r.a_tokens}},
+                                      Json{{"sequences", r.b_sequences}, {"tokens", r.b_tokens}}});
+  } else {
+    j["tbo_split_seq_index"] = nullptr;
+    j["tbo_split_token_index"] = nullptr;
+  }
   Json kl = Json::array();
   for (const auto& k : r.kernels_per_layer)
     kl.push_back({{"layer_type", k.type},
@@ -142,6 +154,14 @@ void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
       w.ep, w.gpus_per_node, w.mode() == DeepepMode::normal ? "normal" : "low-latency",
       w.graphs() ? "CUDA graphs" : "eager");
   out << "\n" << r.verdict << "\n";
+  if (r.split)
+    out << fmt::format(
+        "split (SGLang's rule): A = sequences [0, {}){}, tokens [0, {}): {} sequence(s), {} "
+        "tokens; B = {} sequence(s), {} tokens\n",
+        r.tbo_split.seq_index,
+        r.tbo_split.cut ? fmt::format(" + the first part of sequence {}", r.tbo_split.seq_index)
+                        : std::string(),
+        r.tbo_split.token_index, r.a_sequences, r.a_tokens, r.b_sequences, r.b_tokens);
   for (const auto* why : {&r.strategy_outside_sglang, &r.baseline_outside_sglang})
     if (!why->empty()) out << "warning: a proposal, not SGLang's behaviour: " << *why << "\n";
   out << "\n";

@@ -76,12 +76,25 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
       ->check(flags::one_of({"prefill", "decode"}))
       ->capture_default_str();
   cmd->add_option("--tokens-per-gpu", o->workload.tokens_per_gpu,
-                  "Prefill: tokens per GPU; decode: requests per GPU")
-      ->required()
+                  "Prefill: tokens per GPU; decode: requests per GPU (required unless "
+                  "--prompt-lens / --context-lens give the batch)")
       ->check(flags::whole_count(1));
-  cmd->add_option("--context", o->workload.context, "Prefill: prompt length; decode: KV length")
-      ->required()
+  cmd->add_option("--context", o->workload.context,
+                  "Prefill: prompt length; decode: KV length (required unless the lengths are "
+                  "given per request)")
       ->check(flags::whole_count(1));
+  cmd->add_option("--prompt-lens", o->workload.prompt_lens,
+                  "Prefill: each prompt's length on this GPU, comma-separated (e.g. 4095,4096,1); "
+                  "sets --tokens-per-gpu (their sum) and --context (the longest)");
+  cmd->add_option("--context-lens", o->workload.context_lens,
+                  "Decode: each request's KV length, comma-separated; sets --tokens-per-gpu (their "
+                  "count) and --context (the longest)");
+  cmd->add_option("--tbo-token-distribution-threshold",
+                  o->workload.tbo_token_distribution_threshold,
+                  "SGLang's: a prefill batch whose best sequence boundary leaves less than this "
+                  "share of the tokens on one side is cut at half its tokens, inside a sequence")
+      ->check(flags::real(0, 0.5))
+      ->capture_default_str();
   cmd->add_option("--ep", o->workload.ep, "Expert-parallel size (GPUs)")
       ->required()
       ->check(flags::whole_int(1));

@@ -44,6 +44,15 @@ struct Workload {
   int redundant_experts = 0;
   // DeepSeek-V4's side-branch code path (--v4-kernels).
   V4Kernels v4_kernels = V4Kernels::fused;
+  // Per-request lengths, when the batch mixes them: prefill prompt lengths (--prompt-lens; then
+  // tokens_per_gpu is their sum and context the longest), decode KV lengths (--context-lens; then
+  // tokens_per_gpu is their count and context the longest). Empty: every prompt `context` long
+  // (the last one shorter), every request's KV `context` long.
+  std::vector<std::int64_t> prompt_lens;
+  std::vector<std::int64_t> context_lens;
+  // SGLang's --tbo-token-distribution-threshold: below this share of the tokens on one side of
+  // the best sequence boundary, a prefill batch is cut at half its tokens, inside a sequence.
+  double tbo_token_distribution_threshold = 0.48;
 
   int physical_experts(int routed_experts) const { return routed_experts + redundant_experts; }
 
@@ -85,10 +94,24 @@ struct MicroBatch {
 // The whole batch as one micro-batch.
 MicroBatch whole_batch(const Workload& w);
 
-// SGLang's split: decode by sequences (A gets floor(n/2)); prefill on the sequence boundary that
-// best balances tokens, else (left share outside [0.48, 0.52]) at the token midpoint, splitting one
-// prompt across both halves. Returns nothing when a half would be empty (e.g. one request); `why`
-// then says so.
+// SGLang's split (two_batch_overlap.py compute_split_seq_index / compute_split_token_index):
+// decode by requests (A gets floor(n/2)); prefill on the sequence boundary that best balances the
+// token sums (the first boundary from the left whose imbalance stops falling, ties to the later
+// one), unless that leaves one side below the threshold share of the tokens: then at half the
+// tokens (total / 2), inside the sequence that holds that token ("two-chunk overlap", whose
+// second part attends over the first's KV). Returns nothing when a half would be empty (e.g. one
+// request); `why` then says so.
 std::optional<std::pair<MicroBatch, MicroBatch>> split_batch(const Workload& w, std::string* why);
+
+// Where SGLang cuts a batch, in its own terms: micro-batch A holds sequences [0, seq_index) -
+// plus the first part of sequence seq_index when `cut` - and tokens [0, token_index).
+struct TboSplit {
+  std::int64_t seq_index = 0;
+  std::int64_t token_index = 0;
+  bool cut = false;  // a sequence is cut in two (prefill two-chunk split)
+};
+TboSplit sglang_tbo_split(const std::vector<std::int64_t>& extend_lens, double threshold);
+// The split of the workload's batch (decode: requests // 2, times the query tokens per request).
+TboSplit tbo_split_of(const Workload& w);
 
 }  // namespace ovs
