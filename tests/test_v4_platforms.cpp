@@ -42,11 +42,7 @@ int csa_side_kernels(const char* hw, V4Kernels path, Phase phase) {
   while (lb.layer_type(csa) != LayerType::csa) ++csa;
   int n = 0;
   for (const auto& k : lb.plan(csa, whole_batch(w), "A").find("attn")->kernels)
-    for (const char* side : {"kv_write", "swa_scatter", "kv_indptr", "compressor", "indexer"})
-      if (k.name.rfind(side, 0) == 0) {
-        ++n;
-        break;
-      }
+    n += is_v4_side_branch(k.name);
   return n;
 }
 

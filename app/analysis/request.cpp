@@ -153,11 +153,9 @@ Workload resolve_workload(const WorkloadWords& asked, const RequestSource& from)
   else if (asked.placement != "eplb")
     from.fail("placement", "expected eplb or balanced, got '" + asked.placement + "'");
   w.decode_q_len = asked.decode_q_len;
-  if (asked.v4_kernels == "rocm-2605")
-    w.v4_kernels = V4Kernels::rocm_2605;
-  else if (asked.v4_kernels == "torch-fallback")
-    w.v4_kernels = V4Kernels::torch_fallback;
-  else if (asked.v4_kernels != "fused")
+  if (const auto k = parse_v4_kernels(asked.v4_kernels))
+    w.v4_kernels = *k;
+  else
     from.fail("v4_kernels",
               "expected fused, rocm-2605 or torch-fallback, got '" + asked.v4_kernels + "'");
   const std::string& g = asked.cuda_graphs;

@@ -60,7 +60,7 @@ struct WorkloadWords {
   // Per-request lengths, comma-separated (empty: one length, --context): prefill prompt lengths,
   // decode KV lengths; and SGLang's --tbo-token-distribution-threshold.
   std::string prompt_lens, context_lens;
-  double tbo_token_distribution_threshold = 0.48;
+  double tbo_token_distribution_threshold = kSglangTboTokenThreshold;
   std::string cuda_graphs = "auto";  // on | off | auto (or true | false)
   std::string deepep_mode = "auto";  // normal | low_latency | auto
   int decode_q_len = 1;

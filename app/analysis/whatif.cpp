@@ -268,6 +268,25 @@ const LayerBuilder& WhatIfSession::builder(const Workload& w) {
   return *slot;
 }
 
+std::vector<WhatIfResult::LayerKernels> WhatIfSession::kernels_per_layer(const Workload& w) {
+  const LayerBuilder& lb = builder(w);
+  const MicroBatch whole = whole_batch(w);
+  std::vector<WhatIfResult::LayerKernels> out;
+  for (int l = 0; l < model_.layers; ++l) {
+    const std::string type = to_string(lb.layer_type(l));
+    if (std::any_of(out.begin(), out.end(), [&](const auto& k) { return k.type == type; }))
+      continue;
+    WhatIfResult::LayerKernels lk{type, 0, 0};
+    for (const auto& op : lb.plan(l, whole, "A").ops) {
+      lk.kernels += static_cast<int>(op.kernels.size() + op.comm_kernels.size());
+      if (op.op == "attn")
+        for (const auto& k : op.kernels) lk.side_branch_kernels += is_v4_side_branch(k.name);
+    }
+    out.push_back(lk);
+  }
+  return out;
+}
+
 WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over_s,
                                     RunWatcher* watch) {
   const StrategyRun& base = run(base_s, watch);
@@ -296,28 +315,6 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
       r.b_tokens = halves->second.tokens;
     }
   r.strategy_outside_sglang = sglang_gate(over_s, r.workload, hw);
-  {
-    const LayerBuilder& lb = builder(r.workload);
-    const MicroBatch whole = whole_batch(r.workload);
-    std::vector<std::string> seen;
-    for (int l = 0; l < model.layers; ++l) {
-      const std::string type = to_string(lb.layer_type(l));
-      if (std::find(seen.begin(), seen.end(), type) != seen.end()) continue;
-      seen.push_back(type);
-      WhatIfResult::LayerKernels lk{type, 0, 0};
-      for (const auto& op : lb.plan(l, whole, "A").ops) {
-        lk.kernels += static_cast<int>(op.kernels.size() + op.comm_kernels.size());
-        if (op.op != "attn") continue;
-        for (const auto& k : op.kernels)
-          for (const char* side : {"kv_write", "swa_scatter", "kv_indptr", "compressor", "indexer"})
-            if (k.name.rfind(side, 0) == 0) {
-              ++lk.side_branch_kernels;
-              break;
-            }
-      }
-      r.kernels_per_layer.push_back(lk);
-    }
-  }
   // Degradation: what the overlapped program's kernels take alone beyond the same kernels of the
   // baseline (the two micro-batches' halves of a GEMM against the whole one), charged to the cause
   // that bounds the smaller kernel; plus GPU time lost waiting on the host (launches, per-op
@@ -408,6 +405,11 @@ WhatIfResult run_whatif(const WhatIfRequest& req, RunWatcher* watch) {
       for_vendor(load_request_strategy(req.strategy, model.family, "strategy"), hw.vendor);
   WhatIfSession session(std::move(model), std::move(hw), req.workload);
   WhatIfResult r = session.compare(base_s, over_s, watch);
+  r.kernels_per_layer = session.kernels_per_layer(r.workload);
+  for (const auto* s : {&base_s, &over_s})
+    if (!s->plan_of.empty())
+      r.notes.push_back(fmt::format("'{}' on {} GPUs runs SGLang's plan for them, '{}' ({})",
+                                    s->plan_of, session.hw().vendor, s->name, s->file));
   for (const auto* s : {&base_s, &over_s})
     r.notes.insert(r.notes.end(), s->notes.begin(), s->notes.end());
   return r;

@@ -69,7 +69,8 @@ struct WhatIfResult {
   // it does. Outside the gate the result is a proposal, not SGLang's behaviour.
   std::string baseline_outside_sglang, strategy_outside_sglang;
   // Kernels one layer of each type launches for the whole batch, and of them the V4 attention
-  // prepare's side branches (KV write, compressors, indexer) under the workload's code path.
+  // prepare's side branches (KV write, compressors, indexer) under the workload's code path;
+  // run_whatif fills it (a sweep's points need not).
   struct LayerKernels {
     std::string type;
     int kernels = 0;
@@ -190,6 +191,8 @@ class WhatIfSession {
   Workload workload_for(const Strategy& s) const { return for_strategy(w_, s); }
   const ModelConfig& model() const { return model_; }
   const HwProfile& hw() const { return hw_; }
+  // The kernels one layer of each type launches for the whole batch (whatif's table).
+  std::vector<WhatIfResult::LayerKernels> kernels_per_layer(const Workload& w);
 
  private:
   ModelConfig model_;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/analysis/whatif.hpp"
+#include "app/strategy/sglang_gate.hpp"
 #include "sim/core/units.hpp"
 
 namespace ovs {
@@ -163,7 +164,7 @@ void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
                         : std::string(),
         r.tbo_split.token_index, r.a_sequences, r.a_tokens, r.b_sequences, r.b_tokens);
   for (const auto* why : {&r.strategy_outside_sglang, &r.baseline_outside_sglang})
-    if (!why->empty()) out << "warning: a proposal, not SGLang's behaviour: " << *why << "\n";
+    if (!why->empty()) out << kOutsideSglangWarning << *why << "\n";
   out << "\n";
   out << fmt::format("{:<34} {:>14} {:>14}\n", "", r.baseline.strategy, r.overlapped.strategy);
   auto row = [&](const char* label, double a, double b, const char* unit) {

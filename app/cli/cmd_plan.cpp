@@ -8,6 +8,7 @@
 #include "app/cli/commands.hpp"
 #include "app/cli/flag_checks.hpp"
 #include "app/cli/memory_flags.hpp"
+#include "app/cli/v4_kernels_flag.hpp"
 #include "app/plan/plan.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/atomic_file.hpp"
@@ -127,13 +128,7 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
                   "Expert placement: eplb (SGLang's EPLB) or balanced (perfect)")
       ->check(flags::one_of({"eplb", "balanced"}))
       ->capture_default_str();
-  cmd->add_option(
-         "--v4-kernels", o->req.v4_kernels,
-         "DeepSeek-V4 side-branch kernels as SGLang's code path launches them: fused (CUDA "
-         "upstream, ROCm with aiter), rocm-2605 (the May-2026 ROCm mix: FP32 widening copies, "
-         "per-request torch compressor loops, a decode-style logits kernel) or torch-fallback")
-      ->check(flags::one_of({"fused", "rocm-2605", "torch-fallback"}))
-      ->capture_default_str();
+  add_v4_kernels_flag(cmd, o->req.v4_kernels);
   add_memory_flags(cmd, o->req.memory, /*any_tp=*/false);
   cmd->add_option("-j,--jobs", o->req.jobs,
                   fmt::format("Threads, 1 to {} (default: all cores)", flags::max_jobs()))

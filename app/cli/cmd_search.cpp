@@ -4,6 +4,7 @@
 
 #include "app/cli/commands.hpp"
 #include "app/cli/flag_checks.hpp"
+#include "app/cli/v4_kernels_flag.hpp"
 #include "app/search/search_run.hpp"
 #include "sim/io/atomic_file.hpp"
 
@@ -82,12 +83,7 @@ void add_search_command(CLI::App& app, CliContext& ctx) {
       ->check(flags::auto_or_real(1, std::numeric_limits<double>::infinity()));
   cmd->add_option("--placement", o->workload.placement, "Expert placement: eplb or balanced")
       ->check(flags::one_of({"eplb", "balanced"}));
-  cmd->add_option(
-         "--v4-kernels", o->workload.v4_kernels,
-         "DeepSeek-V4 side-branch kernels as SGLang's code path launches them: fused (CUDA "
-         "upstream, ROCm with aiter), rocm-2605 (the May-2026 ROCm mix: FP32 widening copies, "
-         "per-request torch compressor loops, a decode-style logits kernel) or torch-fallback")
-      ->check(flags::one_of({"fused", "rocm-2605", "torch-fallback"}));
+  add_v4_kernels_flag(cmd, o->workload.v4_kernels);
   cmd->add_option("--deepep-mode", o->workload.deepep_mode,
                   "normal, low_latency or auto (search both)")
       ->check(flags::one_of({"normal", "low_latency", "auto"}));

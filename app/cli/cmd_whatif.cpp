@@ -8,6 +8,7 @@
 #include "app/cli/flag_checks.hpp"
 #include "app/cli/memory_flags.hpp"
 #include "app/cli/trace_file.hpp"
+#include "app/cli/v4_kernels_flag.hpp"
 #include "sim/core/caches.hpp"
 #include "sim/engine/fast_forward.hpp"
 
@@ -121,13 +122,7 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
                   "SGLang's MLA attention backend: fa3, flashmla, flashinfer, triton (those the "
                   "GPU's profile lists), or auto (what SGLang picks for the phase on the GPU)")
       ->capture_default_str();
-  cmd->add_option(
-         "--v4-kernels", o->workload.v4_kernels,
-         "DeepSeek-V4 side-branch kernels as SGLang's code path launches them: fused (CUDA "
-         "upstream, ROCm with aiter), rocm-2605 (the May-2026 ROCm mix: FP32 widening copies, "
-         "per-request torch compressor loops, a decode-style logits kernel) or torch-fallback")
-      ->check(flags::one_of({"fused", "rocm-2605", "torch-fallback"}))
-      ->capture_default_str();
+  add_v4_kernels_flag(cmd, o->workload.v4_kernels);
   cmd->add_option("--cuda-graphs", o->workload.cuda_graphs, "on, off, or auto (on for decode)")
       ->check(flags::one_of({"on", "off", "auto"}))
       ->capture_default_str();

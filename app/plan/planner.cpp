@@ -84,9 +84,7 @@ class PointRunner {
     w.gpus_per_node = r_.gpus_per_node;
     w.imbalance = r_.imbalance;
     w.placement = r_.placement == "balanced" ? ExpertPlacement::balanced : ExpertPlacement::eplb;
-    w.v4_kernels = r_.v4_kernels == "rocm-2605"        ? V4Kernels::rocm_2605
-                   : r_.v4_kernels == "torch-fallback" ? V4Kernels::torch_fallback
-                                                       : V4Kernels::fused;
+    w.v4_kernels = parse_v4_kernels(r_.v4_kernels).value_or(V4Kernels::fused);  // flag-checked
     w.decode_q_len = c.mtp ? 2 : 1;
     w.redundant_experts = c.redundant;
     apply_memory_words(r_.memory, RequestSource{}, w);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/search/search_run.hpp"
+#include "app/strategy/sglang_gate.hpp"
 
 namespace ovs {
 
@@ -86,7 +87,7 @@ void write_search_report(std::ostream& out, const SearchReport& s, const SearchR
   for (const auto& c : s.caveats)
     out << "caveat (README, What is not modelled yet): " << c.text << "\n";
   for (const auto* why : {&s.shipped_outside_sglang, &s.baseline_outside_sglang})
-    if (!why->empty()) out << "warning: a proposal, not SGLang's behaviour: " << *why << "\n";
+    if (!why->empty()) out << kOutsideSglangWarning << *why << "\n";
 }
 
 void write_search_json(std::ostream& out, const SearchReport& s, const SearchRequest& r) {

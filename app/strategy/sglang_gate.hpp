@@ -21,6 +21,10 @@ std::string sglang_limit(const Strategy& s, const Workload& w, const HwProfile& 
 // strategy without an sglang: block (a user's own) is not judged.
 std::string sglang_gate(const Strategy& s, const Workload& w, const HwProfile& hw);
 
+// How whatif and search introduce a reason sglang_gate gives.
+inline constexpr const char* kOutsideSglangWarning =
+    "warning: a proposal, not SGLang's behaviour: ";
+
 // "prefill" | "decode"
 const char* phase_name(Phase p);
 

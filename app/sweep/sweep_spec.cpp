@@ -1,5 +1,7 @@
 #include "app/sweep/sweep_spec.hpp"
 
+#include "models/graph/workload.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -51,7 +53,8 @@ std::string field_value(const std::string& field, const yaml::Value& v) {
     return v.str();
   }
   if (field == "placement") return v.choice({"eplb", "balanced"});
-  if (field == "v4_kernels") return v.choice({"fused", "rocm-2605", "torch-fallback"});
+  if (field == "v4_kernels")
+    return v.choice({kV4KernelsNames[0], kV4KernelsNames[1], kV4KernelsNames[2]});
   if (field == "mem_fraction_static") {
     if (v.is_scalar() && v.raw().Scalar() == "auto") return "auto";
     if (v.number({0, 1, true}) >= 1) v.fail("must be below 1 (a share of GPU memory), or auto");

@@ -254,15 +254,13 @@ void load_seed(const CsvTable& t, const HwProfile& hw, MeasurementSet& out) {
       throw InputError(t.file(), line, "use", "expected 'fit' or 'check', got '" + use + "'");
     // The side branches' code path the row was measured on (column v4_kernels; default fused).
     V4Kernels path = V4Kernels::fused;
-    if (t.has("v4_kernels")) {
-      const std::string& v = t.at(i, "v4_kernels");
-      if (v == "rocm-2605")
-        path = V4Kernels::rocm_2605;
-      else if (v == "torch-fallback")
-        path = V4Kernels::torch_fallback;
-      else if (v != "fused" && !v.empty())
-        throw InputError(t.file(), line, "v4_kernels",
-                         "expected fused, rocm-2605 or torch-fallback, got '" + v + "'");
+    if (t.has("v4_kernels") && !t.at(i, "v4_kernels").empty()) {
+      const auto k = parse_v4_kernels(t.at(i, "v4_kernels"));
+      if (!k)
+        throw InputError(
+            t.file(), line, "v4_kernels",
+            "expected fused, rocm-2605 or torch-fallback, got '" + t.at(i, "v4_kernels") + "'");
+      path = *k;
     }
     Measurement m;
     m.family = "seed";

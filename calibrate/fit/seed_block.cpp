@@ -122,12 +122,7 @@ SeedBlock seed_block(const HwProfile& hw, const std::string& model, std::int64_t
   b.wqkv_a_us = in_run_us(s, {"wqkv_a"});
   b.q_b_us = in_run_us(s, {"q_b"});
   b.side_kernels = 0;
-  for (const auto& k : s.program.kernels)
-    for (const char* x : {"kv_write", "swa_scatter", "kv_indptr", "compressor", "indexer"})
-      if (k.name.rfind(x, 0) == 0) {
-        ++b.side_kernels;
-        break;
-      }
+  for (const auto& k : s.program.kernels) b.side_kernels += is_v4_side_branch(k.name);
   return b;
 }
 

@@ -26,6 +26,14 @@ inline std::string_view kernel_group(std::string_view name) {
   return name.substr(0, name.find('/'));
 }
 
+// A kernel of DeepSeek-V4's attention-prepare side branches (the KV write with ROCm's scatter and
+// index cumsum, the compressor, the indexer) - what --v4-kernels changes (layer_v4_side.cpp).
+inline bool is_v4_side_branch(std::string_view name) {
+  for (std::string_view side : {"kv_write", "swa_scatter", "kv_indptr", "compressor", "indexer"})
+    if (name.substr(0, side.size()) == side) return true;
+  return false;
+}
+
 struct OpKernel {
   // Stable within its op: "wqkv_a", "q_b", "indexer_logits", ...; a part of a stage that a code
   // path splits into several launches is "stage/part" (kernel_group gives the stage).

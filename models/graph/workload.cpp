@@ -18,6 +18,12 @@ const char* to_string(V4Kernels k) {
   }
   return "fused";
 }
+
+std::optional<V4Kernels> parse_v4_kernels(const std::string& name) {
+  for (const V4Kernels k : {V4Kernels::fused, V4Kernels::rocm_2605, V4Kernels::torch_fallback})
+    if (name == to_string(k)) return k;
+  return std::nullopt;
+}
 namespace {
 
 // Prefill: tokens_per_gpu tokens made of prompts of `context` tokens (the last one shorter);

@@ -18,7 +18,13 @@ enum class Phase { prefill, decode };
 // with aiter), the May-2026 ROCm mix (aiter GEMMs with FP32 widening copies, per-request torch
 // compressor loops, a decode-style paged-logits kernel over every row) or the torch fallbacks.
 enum class V4Kernels { fused, rocm_2605, torch_fallback };
+inline constexpr const char* kV4KernelsNames[] = {"fused", "rocm-2605", "torch-fallback"};
 const char* to_string(V4Kernels k);  // fused | rocm-2605 | torch-fallback
+// The path a name gives (kV4KernelsNames), or nothing.
+std::optional<V4Kernels> parse_v4_kernels(const std::string& name);
+
+// SGLang's default --tbo-token-distribution-threshold (server_args.py).
+inline constexpr double kSglangTboTokenThreshold = 0.48;
 
 struct Workload {
   Phase phase = Phase::decode;
@@ -52,7 +58,7 @@ struct Workload {
   std::vector<std::int64_t> context_lens;
   // SGLang's --tbo-token-distribution-threshold: below this share of the tokens on one side of
   // the best sequence boundary, a prefill batch is cut at half its tokens, inside a sequence.
-  double tbo_token_distribution_threshold = 0.48;
+  double tbo_token_distribution_threshold = kSglangTboTokenThreshold;
 
   int physical_experts(int routed_experts) const { return routed_experts + redundant_experts; }
 

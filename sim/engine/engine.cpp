@@ -571,15 +571,13 @@ class Run {
     return changed;
   }
 
-  // A kernel's time alone, roughly (its roofline at the CTAs it holds on an idle GPU): what the
-  // peer lookahead below needs of kernels that have not started.
+  // A kernel's time alone (solo_time_us, the one place Work becomes time outside a run), made
+  // once per kernel: what the peer lookahead below needs of kernels that have not started.
   double solo_estimate(int q) const {
-    const KernelModel& m = models_[q];
-    if (m.given) return m.duration_us;
-    std::array<double, kNumShared> usage{m.hbm_bytes, m.l2_bytes, m.link_bytes[0], m.link_bytes[1]};
-    for (const auto& [id, bytes] : reads(q)) usage[kHbm] += bytes;
-    const double rate = rate_ceiling(hw_, m, solo_resident_ctas(hw_, m), usage);
-    return m.latency_us + (rate > 0 ? 1.0 / rate : 0.0);
+    if (solo_us_.size() < p_.kernels.size()) solo_us_.assign(p_.kernels.size(), -1.0);
+    double& us = solo_us_[size_t(q)];
+    if (us < 0) us = solo_time_us(hw_, p_.kernels[size_t(q)], p_.launch_mode);
+    return us;
   }
 
   // How long collective kernel k waits for the rank that was earliest at its barrier (see
@@ -1381,6 +1379,7 @@ class Run {
   std::vector<double> loaded_;    // scratch: loaded-latency factor per solver consumer
   std::vector<int> shared_groups_;
   std::vector<KernelModel> models_;
+  mutable std::vector<double> solo_us_;  // by kernel: solo_time_us, -1 until asked (peer lookahead)
   std::vector<KernelRun> kr_;
   std::vector<StreamRun> streams_;
   std::vector<Record> records_;
