@@ -34,8 +34,8 @@ fit --base h20 --copy-from h800-sxm --out hw_profiles/h20.yaml
 # BF16/FP8 matmul figures (gpus.csv MAMF) for the GEMM efficiencies.
 fit --base gb200 --copy-from b200 --data "$data/gpus.csv" --out hw_profiles/gb200.yaml
 # MI355X: seed 2's MI355X timeline (calibrate/published/seed2-mi355x.csv: wqkv_a, q_a and q_b, as
-# read inside the multi-stream run, fit the FP8 GEMM efficiency, per-tile overhead and shortest
-# kernel; the side branches and the multi-stream block are held back and only predicted), then
-# its BF16 matmul figure (which reads the per-tile overhead). Run twice: the in-run durations also
-# read the BF16 compressor GEMMs beside them; the second run reproduces the first.
+# read in SGLang's serial eager prefill with the May-2026 ROCm kernels, fit the FP8 GEMM
+# efficiency, per-tile overhead and shortest kernel; the side branches and the multi-stream block
+# are held back and only predicted), then its BF16 matmul figure (which reads the per-tile
+# overhead). Run twice: the second run reproduces the first.
 fit --base mi355x --data "$data/seed2-mi355x.csv" --data "$data/gpus.csv" --out hw_profiles/mi355x.yaml

@@ -2,8 +2,8 @@
 // on the fitted mi355x profile instead of the seed's measured durations: kernels from the cost
 // models, the same streams and events as SGLang's multi-stream plan
 // (strategies/deepseek-v4/multistream.yaml). The profile's FP8 GEMM efficiency, per-tile overhead
-// and shortest kernel were fitted to three rows of the seed's timeline (wqkv_a, q_a, q_b, as read
-// inside the multi-stream run; calibrate/published/seed2-mi355x.csv, `use: fit`); the block's
+// and shortest kernel were fitted to three rows of the seed's timeline (wqkv_a, q_a, q_b, read as
+// serial durations; calibrate/published/seed2-mi355x.csv, `use: fit`); the block's
 // makespan with the side streams (1012 us) and the side branches' sum (1278 us) were held back. A
 // replay of the seed's own durations is a separate example
 // (strategies/examples/seed-v4-prefill-attention.yaml), not this.

@@ -228,7 +228,7 @@ std::vector<FitReport> fit_published(HwProfile& hw, const std::string& csv_path,
            {"kernels.comm.ll_latency_per_log2_ep_us", &c.ll_latency_per_log2_ep_us, 0.0, 30.0}},
           provenance));
   } else if (set.family == DataFamily::seed) {
-    // Seed 2's MI355X timeline, durations as read inside its multi-stream run: its two GEMMs
+    // Seed 2's MI355X timeline, durations as read in SGLang's serial prefill: its two GEMMs
     // inform the FP8 GEMM efficiency and the per-tile overhead (q_b runs many waves of tiles,
     // wqkv_a one), the norm the shortest kernel. BF16 keeps
     // its measured (MAMF) efficiency; the side branches and the block are held back (`check`

@@ -99,7 +99,7 @@ BlockRun run_block(const HwProfile& hw, const std::string& model, std::int64_t t
 }
 
 // Summed durations in the run of the kernels whose names start with one of `prefixes`.
-double in_run_us(const BlockRun& r, const std::vector<std::string>& prefixes) {
+double summed_us(const BlockRun& r, const std::vector<std::string>& prefixes) {
   double total = 0;
   for (size_t i = 0; i < r.program.kernels.size(); ++i)
     for (const auto& x : prefixes)
@@ -119,8 +119,8 @@ SeedBlock seed_block(const HwProfile& hw, const std::string& model, std::int64_t
   SeedBlock b;
   b.makespan_us = r.makespan_us;
   b.serial_us = s.makespan_us;
-  b.wqkv_a_us = in_run_us(s, {"wqkv_a"});
-  b.q_b_us = in_run_us(s, {"q_b"});
+  b.wqkv_a_us = summed_us(s, {"wqkv_a"});
+  b.q_b_us = summed_us(s, {"q_b"});
   b.side_kernels = 0;
   for (const auto& k : s.program.kernels) b.side_kernels += is_v4_side_branch(k.name);
   return b;
@@ -134,7 +134,7 @@ double seed_block_us(const HwProfile& hw, const std::string& model, std::int64_t
 
 double seed_serial_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
                       const std::vector<std::string>& prefixes, V4Kernels path) {
-  return in_run_us(run_block(hw, model, tokens, path, false), prefixes);
+  return summed_us(run_block(hw, model, tokens, path, false), prefixes);
 }
 
 double seed_side_branches_us(const HwProfile& hw, const std::string& model, std::int64_t tokens,
