@@ -2,13 +2,16 @@
 """Fits the numbers of the many-ranks model to the in-sample rows of a layer breakdown.
 
 The rows marked `use: fit` in calibrate/published/sglang_h100_layer_breakdown.csv (SGLang's
-H100 report: the DeepEP exchanges' core and barrier time per layer) inform three numbers:
+H100 report: the DeepEP exchanges' core and barrier time per layer) inform four numbers:
   moe.expert_load_cv of the model config (how uneven SGLang's EPLB placement leaves the
     ranks' expert loads: the default-EPLB series against the perfect one),
+  moe.sequence_expert_cv of the model config (how much one sequence's tokens favour some
+    experts: a few long prompts per rank against thousands of one-token decode requests),
   kernels.comm.rank_time_cv_eager and rank_time_cv_graph of the profile (how far apart the
     ranks arrive at an exchange, eager prefill and CUDA-graph decode).
-A grid search over the three (each run is `overlapsim validate --json`), least squares of the
-log of predicted over measured; the rows marked `check` are not read. Writes nothing unless
+A coordinate search over the four on a grid each (each run is `overlapsim validate --json`;
+three sweeps, each parameter over its grid with the others held), least squares of the log of
+predicted over measured; the rows marked `check` are not read. Writes nothing unless
 --write is given: then the best values go into the YAML files with a source naming this script.
 
     scripts/fit-layer-breakdown.py [--write]      (from the repository root, after building)
@@ -37,6 +40,13 @@ def set_value(path, key, value, source):
     open(path, "w").write(text)
 
 
+def get_value(path, key):
+    m = re.search(r"^\s*" + key + r": \{value: ([^,]*),", open(path).read(), re.M)
+    if not m:
+        raise SystemExit(f"{path}: no '{key}: {{value, source}}' line")
+    return float(m.group(1))
+
+
 def objective():
     out = subprocess.run([BIN, "validate", DATA, "--json"], check=True, capture_output=True,
                          text=True).stdout
@@ -45,35 +55,43 @@ def objective():
 
 
 def main():
-    grid_load = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8]
-    grid_eager = [0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12, 0.14, 0.16]
-    grid_graph = [0.0, 0.01, 0.02, 0.04, 0.06, 0.08]
+    grids = {
+        ("expert_load_cv", MODEL): [0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5],
+        ("sequence_expert_cv", MODEL): [0.0, 0.5, 1, 1.5, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16],
+        ("rank_time_cv_eager", HW): [0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12,
+                                     0.14, 0.16],
+        ("rank_time_cv_graph", HW): [0.0, 0.01, 0.02, 0.04, 0.06, 0.08],
+    }
     original = {p: open(p).read() for p in (HW, MODEL)}
+    current = {(name, path): get_value(path, name) for name, path in grids}
     best = None
     try:
-        for load, eager, graph in itertools.product(grid_load, grid_eager, grid_graph):
-            set_value(MODEL, "expert_load_cv", load, "trial")
-            set_value(HW, "rank_time_cv_eager", eager, "trial")
-            set_value(HW, "rank_time_cv_graph", graph, "trial")
-            cost, rows = objective()
-            if best is None or cost < best[0]:
-                best = (cost, load, eager, graph, rows)
+        for _ in range(3):
+            for key, grid in grids.items():
+                for v in grid:
+                    trial = dict(current)
+                    trial[key] = v
+                    for (name, path), value in trial.items():
+                        set_value(path, name, value, "trial")
+                    cost, rows = objective()
+                    if best is None or cost < best[0] - 1e-12:
+                        best = (cost, trial, rows)
+                current = dict(best[1])
     finally:
         for p, text in original.items():
             open(p, "w").write(text)
-    cost, load, eager, graph, rows = best
-    print(f"best: expert_load_cv {load:g}, rank_time_cv_eager {eager:g}, rank_time_cv_graph "
-          f"{graph:g}; sum of squared log errors {cost:.4f} over {len(rows)} fit rows")
+    cost, values, rows = best
+    print("best: " + ", ".join(f"{name} {v:g}" for (name, _), v in values.items()) +
+          f"; sum of squared log errors {cost:.4f} over {len(rows)} fit rows")
     for r in rows:
         print(f"  {r['series']:<55} {r['category']:<18} measured {r['measured_ms']:8.3f} "
               f"predicted {r['predicted_ms']:8.3f} ({100 * r['error']:+.1f} %)")
     if "--write" in sys.argv:
         src = (f"fitted by scripts/fit-layer-breakdown.py to the use=fit rows of {DATA} "
                f"(SGLang's H100 EP report, lmsys.org 2025-05-05: the DeepEP exchanges' core and "
-               f"barrier ms per layer, in-sample; grid search)")
-        set_value(MODEL, "expert_load_cv", load, src)
-        set_value(HW, "rank_time_cv_eager", eager, src)
-        set_value(HW, "rank_time_cv_graph", graph, src)
+               f"barrier ms per layer, in-sample; coordinate search on a grid)")
+        for (name, path), v in values.items():
+            set_value(path, name, v, src)
         print("written")
 
 

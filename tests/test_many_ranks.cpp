@@ -59,6 +59,51 @@ TEST_CASE("the hottest rank's load: sampling and placement spreads add in quadra
   CHECK(rank_load(s).hot_over_mean == 1.0);
 }
 
+TEST_CASE("routing locality: a few long sequences load the ranks more unevenly than many short",
+          "[ranks]") {
+  RankLoadSpec s;
+  s.ep = 32;
+  s.tokens = 16384;
+  s.topk = 8;
+  s.experts_per_rank = 8;  // 256 experts over 32 ranks
+  s.sequence_expert_cv = 4;
+  s.sequences = 128;  // four 4096-token prompts on each of 32 ranks
+  // cv = 4 x sqrt((1 - 1/32) / (8 x 128)).
+  const double locality = 4 * std::sqrt((1 - 1.0 / 32) / (8 * 128.0));
+  CHECK(rank_load(s).locality_cv == Approx(locality));
+  const double sampling = std::sqrt((1 - 1.0 / 32) / (16384 * 8.0));
+  CHECK(rank_load(s).cv == Approx(std::hypot(sampling, locality)));
+  // The same tokens as 16384 one-token requests per rank: 128 times the sequences.
+  s.sequences = 128.0 * 16384 / 4096 * 32;
+  CHECK(rank_load(s).locality_cv == Approx(locality / std::sqrt(16384 / 4096 * 32.0)));
+  // SGLang's simulated perfect placement rewrites the routing: no locality left.
+  s.placement = ExpertPlacement::balanced;
+  CHECK(rank_load(s).locality_cv == 0.0);
+}
+
+TEST_CASE("the effective count of sequences behind an exchange", "[ranks]") {
+  Workload w;
+  w.phase = Phase::prefill;
+  w.ep = 32;
+  w.prompt_lens = {4096, 4096, 1};
+  w.tokens_per_gpu = 8193;
+  w.context = 4096;
+  // (4096 + 4096 + 1)^2 / (4096^2 + 4096^2 + 1) per rank, times 32 ranks.
+  const double per_rank = 8193.0 * 8193 / (2.0 * 4096 * 4096 + 1);
+  CHECK(effective_sequences(w, whole_batch(w)) == Approx(per_rank * 32));
+  // Without DP attention every rank runs the same batch.
+  w.dp_attention = false;
+  CHECK(effective_sequences(w, whole_batch(w)) == Approx(per_rank));
+  // Decode: each request is a sequence of decode_q_len tokens.
+  Workload d;
+  d.phase = Phase::decode;
+  d.ep = 72;
+  d.tokens_per_gpu = 256;
+  d.context = 2000;
+  d.decode_q_len = 2;
+  CHECK(effective_sequences(d, whole_batch(d)) == Approx(256.0 * 72));
+}
+
 TEST_CASE("an explicit imbalance overrides the routing statistics, auto takes them", "[ranks]") {
   const ModelConfig m = load_model_config("deepseek-v3");
   Workload w;
@@ -75,6 +120,9 @@ TEST_CASE("an explicit imbalance overrides the routing statistics, auto takes th
   s.topk = m.topk;
   s.experts_per_rank = 256 / 32;
   s.expert_load_cv = m.expert_load_cv;
+  // One 4096-token prompt per rank, every rank its own (DP attention): 32 sequences.
+  s.sequences = 32;
+  s.sequence_expert_cv = m.sequence_expert_cv;
   CHECK(hot_rank_load_ratio(m, w) == Approx(rank_load(s).hot_over_mean));
   w.placement = ExpertPlacement::balanced;
   CHECK(hot_rank_load_ratio(m, w) < rank_load(s).hot_over_mean);
@@ -132,8 +180,13 @@ TEST_CASE("normal mode: the wait for the slowest rank before each exchange", "[r
   REQUIRE(db);
   REQUIRE(cb);
   CHECK(kernel_named(*db, "barrier").cost.work.fixed_latency_us == Approx(zcv * rest_us));
-  CHECK(kernel_named(*cb, "barrier").cost.work.fixed_latency_us ==
-        Approx(p.hot_rank_experts_extra_us + zcv * experts_us));
+  CHECK(kernel_named(*cb, "barrier").cost.work.fixed_latency_us == Approx(zcv * experts_us));
+  // The hottest rank, still in its experts, is waited for inside the combine kernel: DeepEP's
+  // own latency for the transfer plus what that rank's extra rows cost it.
+  REQUIRE(cb->comm);
+  const DeepepCost cc = deepep_cost(hw, *cb->comm);
+  CHECK(kernel_named(*cb, "combine").cost.work.fixed_latency_us ==
+        Approx(cc.kernels[cc.transfer].work.fixed_latency_us + p.hot_rank_experts_extra_us));
   // The hottest rank's rows make its experts longer than the simulated (mean) rank's.
   CHECK(p.hot_rank_experts_extra_us > 0);
   // The barrier holds DeepEP's SMs, as the count exchange does.
@@ -165,7 +218,7 @@ TEST_CASE("low-latency mode: the receive polls longer for the slowest rank's dat
   CHECK(kernel_named(*da, "in_flight").cost.work.fixed_latency_us == Approx(flight + wait));
   // The simulated rank receives the mean in dispatch; the combine carries the hottest's rows.
   CHECK(da->comm->imbalance == 1.0);
-  CHECK(p.find("combine_a")->comm->imbalance == Approx(hot_rank_load_ratio(m, w, 128)));
+  CHECK(p.find("combine_a")->comm->imbalance == Approx(hot_rank_load_ratio(m, w)));
 }
 
 TEST_CASE("loaded memory latency: a kernel beside a DRAM-heavy one slows by 1 + s x its share",

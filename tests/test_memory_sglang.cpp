@@ -241,7 +241,7 @@ TEST_CASE("the hottest rank's MoE transients follow its load", "[memory][transie
         Approx(expected(1)).epsilon(1e-12));
   // Left to auto, it is the load the engine gives that rank (rank_spread.hpp).
   w.imbalance = 0;
-  const double hot = hot_rank_load_ratio(m, w, 8192);
+  const double hot = hot_rank_load_ratio(m, w);
   CHECK(hot >= 1);
   CHECK(memory_per_gpu(m, gpu("h100-sxm"), w, false).transient_bytes ==
         Approx(expected(hot)).epsilon(1e-12));

@@ -115,7 +115,7 @@ ModelConfig parse_model_config(const yaml::Value& root) {
   {
     yaml::Map e(m.required("moe"),
                 {"routed_experts", "topk", "shared_experts", "inter", "groups", "topk_groups",
-                 "hash_layers", "expert_dtype", "expert_load_cv"});
+                 "hash_layers", "expert_dtype", "expert_load_cv", "sequence_expert_cv"});
     c.routed_experts = whole(e, "routed_experts", 1);
     c.topk = whole(e, "topk", 1);
     c.shared_experts = whole(e, "shared_experts");
@@ -126,6 +126,8 @@ ModelConfig parse_model_config(const yaml::Value& root) {
     c.expert_dtype = *parse_dtype(e.required("expert_dtype").choice({"bf16", "fp8", "fp4"}));
     // Optional: a config without it spreads the ranks' loads by the batch's sampling only.
     if (e.has("expert_load_cv")) c.expert_load_cv = real(e, "expert_load_cv", {0, 10, false});
+    if (e.has("sequence_expert_cv"))
+      c.sequence_expert_cv = real(e, "sequence_expert_cv", {0, 100, false});
     if (c.topk > c.routed_experts) e.required("topk").fail("more experts per token than experts");
     if (c.routed_experts % c.expert_groups != 0 || c.topk_groups > c.expert_groups)
       e.required("groups").fail("groups must divide the experts and be >= topk_groups");

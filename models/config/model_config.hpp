@@ -58,6 +58,9 @@ struct ModelConfig {
   // Spread (coefficient of variation) of one physical expert's load in a batch under SGLang's
   // EPLB placement: how uneven the ranks' loads are (models/cost/rank_spread.hpp).
   double expert_load_cv = 0;
+  // How much the tokens of one sequence favour some experts: the spread (cv) of an expert's share
+  // of one sequence's rows across sequences (routing locality, models/cost/rank_spread.hpp).
+  double sequence_expert_cv = 0;
   Dtype expert_dtype = Dtype::fp8;
   // How the checkpoint stores its weights (the memory model, models/memory/): the linear layers
   // outside the routed experts in `weight_dtype` with one scale of `weight_scale_bytes` per

@@ -53,16 +53,32 @@ RankLoad rank_load(const RankLoadSpec& s) {
   if (ep > 1 && rows > 0) r.sampling_cv = std::sqrt((1.0 - 1.0 / ep) / rows);
   if (ep > 1 && s.placement == ExpertPlacement::eplb)
     r.placement_cv = s.expert_load_cv / std::sqrt(double(std::max(1, s.experts_per_rank)));
-  r.cv = std::hypot(r.sampling_cv, r.placement_cv);
+  if (ep > 1 && s.placement == ExpertPlacement::eplb && s.sequences > 0)
+    r.locality_cv = s.sequence_expert_cv *
+                    std::sqrt((1.0 - 1.0 / ep) / (std::max(1, s.experts_per_rank) * s.sequences));
+  r.cv = std::sqrt(r.sampling_cv * r.sampling_cv + r.placement_cv * r.placement_cv +
+                   r.locality_cv * r.locality_cv);
   r.hot_over_mean = 1.0 + r.z * r.cv;
   return r;
 }
 
-double hot_rank_load_ratio(const ModelConfig& m, const Workload& w, std::int64_t tokens) {
+double effective_sequences(const Workload& w, const MicroBatch& mb) {
+  double sum = 0, sum_sq = 0;
+  for (const Segment& g : mb.segments) {
+    sum += double(g.q_len) * g.count;
+    sum_sq += double(g.q_len) * g.q_len * g.count;
+  }
+  if (sum_sq <= 0) return 0;
+  return sum * sum / sum_sq * (w.dp_attention ? std::max(1, w.ep) : 1);
+}
+
+double hot_rank_load_ratio(const ModelConfig& m, const Workload& w, const MicroBatch& mb) {
   if (w.imbalance > 0) return w.imbalance;
   RankLoadSpec s;
   s.ep = w.ep;
-  s.tokens = double(tokens);
+  s.tokens = double(mb.tokens);
+  s.sequences = effective_sequences(w, mb);
+  s.sequence_expert_cv = m.sequence_expert_cv;
   s.topk = m.topk;
   s.experts_per_rank = std::max(1, w.physical_experts(m.routed_experts) / std::max(1, w.ep));
   s.expert_load_cv = m.expert_load_cv;
@@ -71,7 +87,7 @@ double hot_rank_load_ratio(const ModelConfig& m, const Workload& w, std::int64_t
 }
 
 double hot_rank_load_ratio(const ModelConfig& m, const Workload& w) {
-  return hot_rank_load_ratio(m, w, w.tokens());
+  return hot_rank_load_ratio(m, w, whole_batch(w));
 }
 
 double slowest_rank_lateness_us(int ep, double rank_time_cv, double work_us) {

@@ -71,7 +71,7 @@ MicroBatchUse use_of(const ModelConfig& m, const Workload& w, const MicroBatch& 
   // layout, padded to the buffer's tokens per rank from every rank for each local expert.
   const int local = (w.physical_experts(m.routed_experts) + w.ep - 1) / w.ep;
   const bool normal = w.mode() == DeepepMode::normal;
-  const double hot = normal ? hot_rank_load_ratio(m, w, mb.tokens) : 1.0;
+  const double hot = normal ? hot_rank_load_ratio(m, w, mb) : 1.0;
   const double rows =
       normal ? std::ceil(t * m.topk * hot) : double(local) * double(ll_tokens) * w.ep;
   u.experts = normal ? fmt::format("{:g} tokens x top-{} x {:.3f} hottest rank over the mean{}", t,
