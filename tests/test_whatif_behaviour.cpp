@@ -145,9 +145,25 @@ TEST_CASE("with very fast links and no RDMA two-batch overlap hides less communi
   // one the combine also waits for the hottest rank's experts, the same time on both fabrics,
   // which two-batch overlap hides too and which would mask the fabric.
   auto hidden_us = [](const char* gpn) {
-    return whatif({"--model", "deepseek-v3", "--hw", "b200", "--phase", "prefill",
-                   "--tokens-per-gpu", "8192", "--context", "4096", "--ep", "64", "--gpus-per-node",
-                   gpn, "--strategy", "tbo-prefill", "--moe-dense-tp-size", "1", "--placement",
+    return whatif({"--model",
+                   "deepseek-v3",
+                   "--hw",
+                   "b200",
+                   "--phase",
+                   "prefill",
+                   "--tokens-per-gpu",
+                   "8192",
+                   "--context",
+                   "4096",
+                   "--ep",
+                   "64",
+                   "--gpus-per-node",
+                   gpn,
+                   "--strategy",
+                   "tbo-prefill",
+                   "--moe-dense-tp-size",
+                   "1",
+                   "--placement",
                    "balanced"})["comm_hidden_us"]
         .get<double>();
   };
