@@ -50,20 +50,34 @@ TEST_CASE("layer breakdown: decode as SGLang runs it on 72 H100s, within 10 % pe
   }
 }
 
-TEST_CASE("layer breakdown: prefill on 32 H100s, overall within 12 % / 25 % (the model is short)",
+TEST_CASE("layer breakdown: prefill on 32 H100s, overall within 10 % for both placements",
           "[validate][breakdown]") {
   // The two-batch-overlap prefill layer (16384 tokens per GPU of 4096-token prompts, EP32). With
   // the earliest rank's dispatch kept off the SMs by the attention it starts while it waits
-  // (Work::peer_lead_us), the perfect placement's layer is ~10 % short; the default placement's
-  // ~20 %: its dispatch is 2.3x the unit test, and the model's hottest rank under EPLB carries
-  // too little of that (README, Validation). The bounds say how far each may drift.
-  const std::pair<const char*, double> bounds[] = {{"prefill, SGLang default", 0.25},
-                                                   {"prefill, simulated perfect", 0.12}};
-  for (const auto& [series, bound] : bounds) {
+  // (Work::peer_lead_us) and the hottest rank's load from the routing locality of the batch's
+  // 128 prompts (moe.sequence_expert_cv), both layers are within the issue's 10 % (README,
+  // Validation: -1.7 % and -8.7 % on 2026-12-07).
+  for (const char* series : {"prefill, SGLang default", "prefill, simulated perfect"}) {
     const BreakdownRow& r = row(series, "Overall");
     INFO(series << ": measured " << r.measured_ms << " ms, predicted " << r.predicted_ms);
-    CHECK(r.predicted_ms < r.measured_ms);  // short, as written above
-    CHECK(std::abs(r.error) <= bound);
+    CHECK(std::abs(r.error) <= 0.10);
+  }
+  // The default placement's combine, its kernel and its wait together, within 20 %: the wait for
+  // the hottest rank's experts is inside it.
+  {
+    const BreakdownRow& core = row("prefill, SGLang default", "Combine Core");
+    const BreakdownRow& wait = row("prefill, SGLang default", "Combine Barrier");
+    const double measured = core.measured_ms + wait.measured_ms;
+    const double predicted = core.predicted_ms + wait.predicted_ms;
+    INFO("default combine core + barrier: measured " << measured << " ms, predicted " << predicted);
+    CHECK(std::abs(predicted / measured - 1) <= 0.20);
+  }
+  // The compute stream waits for the hottest rank under the default placement (the report: 11.3
+  // ms idle per layer against 1.3 with a perfect placement): within the issue's 2 ms.
+  for (const char* series : {"prefill, SGLang default", "prefill, simulated perfect"}) {
+    const BreakdownRow& r = row(series, "Comp Stream Bubble");
+    INFO(series << " compute-stream bubble: " << r.measured_ms << " / " << r.predicted_ms);
+    CHECK(std::abs(r.predicted_ms - r.measured_ms) <= 2.0);
   }
   // With the perfect placement each DeepEP exchange, its kernel and its wait together (the
   // issue's bound for communication categories), within 20 %.
