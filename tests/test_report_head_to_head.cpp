@@ -277,6 +277,17 @@ TEST_CASE("report: head to head and every axis value from a sweep; bad --x/--y w
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["files"][1] == "leaders.csv");
+  // sweep --report checks the same against the spec, before the sweep runs: no results file.
+  const fs::path unwritten = scratch_path("head-to-head", "unwritten.csv");
+  fs::remove(unwritten);
+  const CliResult early = cli({"sweep", spec.string(), "--out", unwritten.string(), "-q",
+                               "--report", none.string(), "--y", "hw"});
+  CHECK(early.code == 2);
+  CHECK(std::count(early.err.begin(), early.err.end(), '\n') == 1);
+  CHECK(early.err.find("--y") != std::string::npos);
+  CHECK_FALSE(fs::exists(unwritten));
+  CHECK_FALSE(fs::exists(none));
+
   // The best at each (hw, x) is the highest speedup in the CSV among the rows where both sides
   // fit in HBM; no-overlap (1.0) where it fits and none is higher; "does not fit" where nothing
   // fits (a speedup is written even then: it is not a candidate).

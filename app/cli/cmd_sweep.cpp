@@ -40,6 +40,7 @@ int run_sweep_cmd(SweepCliOptions& o, CliContext& ctx) {
     std::tie(o.run.shard_index, o.run.shard_count) = flags::parse_shard(o.shard);
   o.run.progress = !o.quiet && isatty(2);
   const SweepSpec spec = load_sweep_spec(o.spec);
+  if (!o.report_dir.empty()) check_report_axes(spec, o.x, o.y);
   const SweepSummary s = run_sweep(spec, o.run, ctx.err);
   if (s.interrupted_by) {
     ctx.err << fmt::format(

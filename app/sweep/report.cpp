@@ -74,26 +74,41 @@ bool is_number(const std::string& s) {
   return end != s.c_str() && !*end;
 }
 
-// --x and --y: an input column of the results with a number in every row - checked before any
-// file is written, the error naming the flag and the columns that would do.
-void check_axis(const ResultsTable& t, const std::string& file, const std::string& flag,
-                const std::string& column) {
+// What --x and --y are checked against: the input columns, and the values known for each (every
+// row's for a results file; a sweep spec's base and axis values before it runs).
+struct AxisChoices {
+  std::string file;
+  std::vector<std::string> columns;
+  std::map<std::string, std::set<std::string>> values;
+};
+
+// An input column with a number in every known value - checked before any file is written, the
+// error naming the flag and the columns that would do.
+void check_axis(const AxisChoices& a, const std::string& flag, const std::string& column) {
   auto numeric = [&](const std::string& c) {
-    return std::all_of(t.rows.begin(), t.rows.end(),
-                       [&](const ResultRow& r) { return is_number(r.inputs.at(c)); });
+    const auto it = a.values.find(c);
+    return it == a.values.end() || std::all_of(it->second.begin(), it->second.end(), is_number);
   };
   std::vector<std::string> usable;
-  for (const auto& c : t.varying)
-    if (numeric(c)) usable.push_back(c);
+  for (const auto& [c, vs] : a.values)
+    if (vs.size() > 1 && numeric(c)) usable.push_back(c);
   const std::string choose = usable.empty() ? "no input that varies here is a number"
                                             : "numeric inputs that vary: " + yaml::join(usable);
-  if (std::find(t.input_columns.begin(), t.input_columns.end(), column) == t.input_columns.end())
+  if (std::find(a.columns.begin(), a.columns.end(), column) == a.columns.end())
     throw flag_error(flag,
-                     fmt::format("no such input column '{}' in {}; {}", column, file, choose));
-  for (const auto& r : t.rows)
-    if (!is_number(r.inputs.at(column)))
-      throw flag_error(flag, fmt::format("'{}' is not a numeric input ({} = '{}' in {}); {}",
-                                         column, column, r.inputs.at(column), file, choose));
+                     fmt::format("no such input column '{}' in {}; {}", column, a.file, choose));
+  if (!numeric(column))
+    for (const auto& v : a.values.at(column))
+      if (!is_number(v))
+        throw flag_error(flag, fmt::format("'{}' is not a numeric input ({} = '{}' in {}); {}",
+                                           column, column, v, a.file, choose));
+}
+
+void check_axes(const AxisChoices& a, const std::string& x, const std::string& y) {
+  check_axis(a, "--x", x);
+  if (y.empty()) return;
+  if (y == x) throw flag_error("--y", "names the same column as --x ('" + x + "')");
+  check_axis(a, "--y", y);
 }
 
 std::string speedup_field(const Crossover& c) {
@@ -120,13 +135,24 @@ class ChartFiles {
 
 }  // namespace
 
+void check_report_axes(const SweepSpec& spec, const std::string& x, const std::string& y) {
+  AxisChoices a{spec.file, spec.input_columns(), {}};
+  for (const auto& [field, v] : spec.base) a.values[field].insert(v);
+  for (const auto& axis : spec.axes) {
+    a.values[axis.field].clear();
+    a.values[axis.field].insert(axis.values.begin(), axis.values.end());
+  }
+  check_axes(a, x, y);
+}
+
 ReportSummary write_report(const ReportOptions& o) {
   namespace fs = std::filesystem;
   const ResultsTable t = load_results(o.results);
-  check_axis(t, o.results, "--x", o.x);
-  if (!o.y.empty()) {
-    if (o.y == o.x) throw flag_error("--y", "names the same column as --x ('" + o.x + "')");
-    check_axis(t, o.results, "--y", o.y);
+  {
+    AxisChoices a{o.results, t.input_columns, {}};
+    for (const auto& r : t.rows)
+      for (const auto& [c, v] : r.inputs) a.values[c].insert(v);
+    check_axes(a, o.x, o.y);
   }
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);

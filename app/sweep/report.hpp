@@ -8,6 +8,7 @@
 
 #include "app/sweep/crossover.hpp"
 #include "app/sweep/leaders.hpp"
+#include "app/sweep/sweep_spec.hpp"
 
 namespace ovs {
 
@@ -30,6 +31,9 @@ struct ReportSummary {
 // (input columns of the results, numbers in every row, not the same column): InputError naming
 // the flag before any file is written.
 ReportSummary write_report(const ReportOptions& o);
+// The same checks of --x and --y against a sweep spec's columns and values, for sweep --report:
+// refused before the sweep runs (a column no base or axis sets is checked after, on the rows).
+void check_report_axes(const SweepSpec& spec, const std::string& x, const std::string& y);
 void print_report(std::ostream& out, const ReportSummary& s, const std::string& out_dir);
 nlohmann::ordered_json report_json(const ReportSummary& s);
 void print_report_json(std::ostream& out, const ReportSummary& s);
