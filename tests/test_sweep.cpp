@@ -80,11 +80,13 @@ TEST_CASE("a sweep's rows equal the same points run one by one with whatif", "[s
   }
 }
 
-TEST_CASE("a sweep on 1 and on 2 threads gives identical bytes", "[sweep]") {
+TEST_CASE("a sweep on 1, on 2 and on all cores (no -j) gives identical bytes", "[sweep]") {
   const std::string spec = write_spec("j.yaml", kSpec);
   REQUIRE(cli({"sweep", spec, "--out", tmp("j1.csv").string(), "-j", "1", "-q"}).code == 0);
   REQUIRE(cli({"sweep", spec, "--out", tmp("j2.csv").string(), "-j", "2", "-q"}).code == 0);
+  REQUIRE(cli({"sweep", spec, "--out", tmp("jall.csv").string(), "-q"}).code == 0);
   CHECK(slurp(tmp("j1.csv")) == slurp(tmp("j2.csv")));
+  CHECK(slurp(tmp("j1.csv")) == slurp(tmp("jall.csv")));
 }
 
 TEST_CASE("a sweep with the caches off gives the same bytes, V3 and V4 (every V4 strategy)",

@@ -1,5 +1,7 @@
 // overlapsim describe model|hw NAME [--json] [--template]: a shipped model config or hardware
 // profile with the source of every number, to read or to copy for one's own model or GPU.
+// overlapsim describe strategy NAME [--model M] [--json]: what a strategy does
+// (app/cli/describe_strategy.hpp).
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -11,6 +13,7 @@
 #include <sstream>
 
 #include "app/cli/commands.hpp"
+#include "app/cli/describe_strategy.hpp"
 #include "app/cli/flag_checks.hpp"
 #include "models/config/model_config.hpp"
 #include "models/hw/hw_profile.hpp"
@@ -26,6 +29,7 @@ using Json = nlohmann::ordered_json;
 struct DescribeOptions {
   std::string kind;
   std::string name;
+  std::string model;  // strategy: the model whose family's strategy to describe
   bool json = false;
   bool templ = false;
 };
@@ -123,6 +127,13 @@ std::string as_template(const std::string& text, const std::string& name) {
 }
 
 int run(const DescribeOptions& o, CliContext& ctx) {
+  if (o.kind == "strategy") {
+    if (o.templ)
+      throw flag_error("--template",
+                       "is for model and hw; copy a strategy's file from strategies/ instead");
+    return describe_strategy(o.name, o.model, o.json, ctx.out);
+  }
+  if (!o.model.empty()) throw flag_error("--model", "is for describe strategy only");
   const bool hw = o.kind == "hw";
   const std::string folder = hw ? "hw_profiles" : "models/configs";
   const std::string what = hw ? "hardware profile" : "model";
@@ -189,13 +200,20 @@ void add_describe_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand(
       "describe",
       "Print a model config or hardware profile with the source of every number (--json: field\n"
-      "by field); --template prints it as a starting point for your own model or GPU.");
-  cmd->add_option("kind", o->kind, "model or hw")
+      "by field); --template prints it as a starting point for your own model or GPU. describe\n"
+      "strategy NAME: its ops and Yield points, streams and events, SM split, and SGLang's\n"
+      "status, flags and sources.");
+  cmd->add_option("kind", o->kind, "model, hw or strategy")
       ->required()
-      ->check(flags::one_of({"model", "hw"}));
-  cmd->add_option("name", o->name, "Shipped name (h800, deepseek-v3, ...) or a YAML path")
+      ->check(flags::one_of({"model", "hw", "strategy"}));
+  cmd->add_option("name", o->name,
+                  "Shipped name (h800, deepseek-v3, tbo-decode, ...) or a YAML path")
       ->required();
-  cmd->add_flag("--json", o->json, "Every field as {field, value, source}");
+  cmd->add_option("--model", o->model,
+                  "describe strategy: the model whose family's strategy to show (a name shipped "
+                  "for both DeepSeek-V3 and V4, e.g. sbo, shows both without it)");
+  cmd->add_flag("--json", o->json,
+                "model/hw: every field as {field, value, source}; strategy: one JSON object");
   cmd->add_flag("--template", o->templ,
                 "The file with every source marked TODO and a name of its own, to copy");
   cmd->callback([o, &ctx] { ctx.exit_code = run(*o, ctx); });

@@ -10,6 +10,7 @@
 #include "app/cli/memory_flags.hpp"
 #include "app/cli/v4_kernels_flag.hpp"
 #include "app/plan/plan.hpp"
+#include "app/sweep/threads.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/atomic_file.hpp"
 
@@ -54,7 +55,6 @@ int run(PlanOptions& o, CliContext& ctx) {
     r.context = o.prompt_len;
   }
   if (o.mtp_acceptance > 0) r.mtp_acceptance = o.mtp_acceptance;
-  if (r.jobs <= 0) r.jobs = flags::default_jobs();
   const PlanResult res = run_plan(r);
   if (!o.csv.empty()) write_file(o.csv, plan_csv(res));
   if (!o.chart.empty()) write_file(o.chart, plan_chart_svg(res));
@@ -131,7 +131,8 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
   add_v4_kernels_flag(cmd, o->req.v4_kernels);
   add_memory_flags(cmd, o->req.memory, /*any_tp=*/false);
   cmd->add_option("-j,--jobs", o->req.jobs,
-                  fmt::format("Threads, 1 to {} (default: all cores)", flags::max_jobs()))
+                  fmt::format("Threads, 1 to {} (default: all cores, {} here)", flags::max_jobs(),
+                              all_cores()))
       ->check(flags::whole(1, flags::max_jobs()));
   cmd->add_flag("--json", o->json, "Print one JSON object");
   cmd->add_option("--csv", o->csv, "Write every point (with why it was left out) to this CSV");

@@ -14,6 +14,7 @@
 #include "app/sweep/merge.hpp"
 #include "app/sweep/report.hpp"
 #include "app/sweep/sweep_runner.hpp"
+#include "app/sweep/threads.hpp"
 #include "sim/core/caches.hpp"
 #include "sim/core/error.hpp"
 #include "sim/engine/fast_forward.hpp"
@@ -37,9 +38,9 @@ struct SweepCliOptions {
 int run_sweep_cmd(SweepCliOptions& o, CliContext& ctx) {
   if (!o.shard.empty())
     std::tie(o.run.shard_index, o.run.shard_count) = flags::parse_shard(o.shard);
-  if (o.run.jobs <= 0) o.run.jobs = flags::default_jobs();
   o.run.progress = !o.quiet && isatty(2);
   const SweepSpec spec = load_sweep_spec(o.spec);
+  if (!o.report_dir.empty()) check_report_axes(spec, o.x, o.y);
   const SweepSummary s = run_sweep(spec, o.run, ctx.err);
   if (s.interrupted_by) {
     ctx.err << fmt::format(
@@ -82,7 +83,7 @@ void add_sweep_commands(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--out", o->run.out, "Results CSV")->required();
   cmd->add_option("-j,--jobs", o->run.jobs,
                   fmt::format("Threads, 1 to {} (default: all cores, {} here)", flags::max_jobs(),
-                              flags::default_jobs()))
+                              all_cores()))
       ->check(flags::whole(1, flags::max_jobs()));
   cmd->add_flag("--resume", o->run.resume, "Continue an interrupted sweep in the same file");
   cmd->add_option("--shard", o->shard,

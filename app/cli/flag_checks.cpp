@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <thread>
 
+#include "app/sweep/threads.hpp"
 #include "sim/io/yaml_reader.hpp"
 
 namespace ovs::flags {
@@ -95,12 +95,8 @@ std::pair<int, int> parse_shard(const std::string& text) {
   return {std::atoi(text.substr(0, slash).c_str()), std::atoi(text.substr(slash + 1).c_str())};
 }
 
-int default_jobs() {
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 int max_jobs() {
-  return std::max(4, 4 * default_jobs());
+  return std::max(4, 4 * all_cores());
 }
 
 }  // namespace ovs::flags

@@ -33,7 +33,7 @@ CLI::Validator shard();
 std::pair<int, int> parse_shard(const std::string& text);
 
 // Largest -j: more threads than 4 per core only add switching (and -j 10000 would start 10,000).
+// Without -j, all cores (resolve_jobs, app/sweep/threads.hpp).
 int max_jobs();
-int default_jobs();
 
 }  // namespace ovs::flags

@@ -32,7 +32,7 @@ struct PlanRequest {
   double imbalance = 0;  // 0: from the routing statistics per point (rank_spread.hpp)
   std::string placement = "eplb";
   std::string v4_kernels = "fused";  // fused | rocm-2605 | torch-fallback
-  int jobs = 1;
+  int jobs = 0;                      // threads; 0: all cores (resolve_jobs)
   // SGLang's memory flags for every point (--mem-fraction-static, --kv-cache-dtype,
   // --moe-dense-tp-size: auto or 1).
   MemoryWords memory;

@@ -15,6 +15,7 @@
 #include "app/plan/plan.hpp"
 #include "app/plan/sglang_flags.hpp"
 #include "app/strategy/sglang_gate.hpp"
+#include "app/sweep/threads.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/io/data_paths.hpp"
@@ -257,7 +258,7 @@ PlanResult run_plan(const PlanRequest& asked) {
     }
   };
   std::vector<std::thread> threads;
-  for (int j = 1; j < std::max(1, req.jobs); ++j) threads.emplace_back(worker);
+  for (int j = 1; j < resolve_jobs(req.jobs); ++j) threads.emplace_back(worker);
   worker();
   for (auto& t : threads) t.join();
   for (const auto& f : failures)

@@ -10,10 +10,6 @@
 namespace ovs {
 namespace {
 
-std::string family_dir(ModelFamily f) {
-  return f == ModelFamily::v4 ? "strategies/deepseek-v4" : "strategies/deepseek-v3";
-}
-
 std::vector<std::string> string_list(const yaml::Value& v) {
   std::vector<std::string> out;
   if (v.is_scalar()) return {v.str()};
@@ -91,6 +87,14 @@ SglangInfo parse_sglang(const yaml::Value& v) {
 
 }  // namespace
 
+const char* family_name(ModelFamily f) {
+  return f == ModelFamily::v4 ? "deepseek-v4" : "deepseek-v3";
+}
+
+std::string strategy_folder(ModelFamily f) {
+  return std::string("strategies/") + family_name(f);
+}
+
 std::string op_from_sglang_name(const std::string& name) {
   if (name == "YieldOperation" || name == "YieldOperation()" ||
       name == "operations.YieldOperation()" || name == "operations.YieldOperation")
@@ -135,7 +139,7 @@ Strategy parse_strategy(const yaml::Value& root) {
   s.family = family.choice({"deepseek-v3", "deepseek-v4"}) == "deepseek-v4" ? ModelFamily::v4
                                                                             : ModelFamily::v3;
   if (auto d = m.optional("description")) s.description = d->str();
-  if (auto d = m.optional("source")) d->str();
+  if (auto d = m.optional("source")) s.source = d->str();
   if (auto t = m.optional("two_batch_overlap")) s.two_batch_overlap = t->boolean();
   if (auto d = m.optional("tbo_delta_stages")) {
     s.delta_stages = static_cast<int>(d->integer(0, 16));
@@ -198,7 +202,7 @@ Strategy for_vendor(const Strategy& s, const std::string& vendor) {
 Strategy load_strategy(const std::string& name_or_path, ModelFamily family) {
   std::string path;
   try {
-    path = resolve_data_file(name_or_path, family_dir(family), "strategy");
+    path = resolve_data_file(name_or_path, strategy_folder(family), "strategy");
   } catch (const NameError& e) {
     throw InputError("", 0, "strategy", e.what());
   }

@@ -63,6 +63,7 @@ struct Strategy {
   std::string name;
   ModelFamily family = ModelFamily::v3;
   std::string description;
+  std::string source;  // where the plan comes from (the file's `source:`)
   bool two_batch_overlap = false;
   int delta_stages = 0;
   int deep_gemm_num_sms = 0;    // 0: no limit
@@ -83,6 +84,11 @@ struct Strategy {
   const LayerStrategy& for_type(LayerType type) const;
   bool operator==(const Strategy&) const = default;
 };
+
+// "deepseek-v3" | "deepseek-v4": the model_family a strategy file names, and its folder under
+// strategies/.
+const char* family_name(ModelFamily f);
+std::string strategy_folder(ModelFamily f);
 
 // By shipped name (strategies/deepseek-v3/ or deepseek-v4/ by the model's family) or path.
 Strategy load_strategy(const std::string& name_or_path, ModelFamily family);

@@ -58,16 +58,19 @@ std::vector<Crossover> crossovers(const ResultsTable& t, const std::string& x_co
   std::map<std::pair<Inputs, std::string>, std::vector<std::pair<double, double>>, KeyLess> groups;
   std::map<std::string, std::string> baselines;
   for (const auto& r : t.rows) {
-    if (!r.ok || !r.fits) continue;  // no speedup where a side does not fit in HBM
+    if (!r.ok) continue;
     std::map<std::string, std::string> g;
     for (const auto& c : t.varying)
       if (c != x_column) g[c] = r.inputs.at(c);
-    groups[{g, r.strategy}].emplace_back(input_number(r, x_column, file), r.speedup);
+    auto& samples = groups[{g, r.strategy}];  // a group where nothing fits keeps its row
     baselines[r.strategy] = r.baseline;
+    // No speedup where a side does not fit in HBM.
+    if (r.fits) samples.emplace_back(input_number(r, x_column, file), r.speedup);
   }
   std::vector<Crossover> out;
   for (auto& [key, samples] : groups) {
     Crossover c = crossover_of(samples, discrete_axis(x_column));
+    if (samples.empty()) c.status = kDoesNotFit;
     c.group = key.first;
     c.strategy = key.second;
     c.baseline = baselines[key.second];

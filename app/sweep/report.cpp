@@ -15,6 +15,7 @@
 #include "sim/core/error.hpp"
 #include "sim/io/atomic_file.hpp"
 #include "sim/io/csv_reader.hpp"
+#include "sim/io/yaml_reader.hpp"
 
 namespace ovs {
 namespace {
@@ -67,6 +68,53 @@ std::string file_part(const Inputs& all, const Inputs& group) {
   return s;
 }
 
+bool is_number(const std::string& s) {
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return end != s.c_str() && !*end;
+}
+
+// What --x and --y are checked against: the input columns, and the values known for each (every
+// row's for a results file; a sweep spec's base and axis values before it runs).
+struct AxisChoices {
+  std::string file;
+  std::vector<std::string> columns;
+  std::map<std::string, std::set<std::string>> values;
+};
+
+// An input column with a number in every known value - checked before any file is written, the
+// error naming the flag and the columns that would do.
+void check_axis(const AxisChoices& a, const std::string& flag, const std::string& column) {
+  auto numeric = [&](const std::string& c) {
+    const auto it = a.values.find(c);
+    return it == a.values.end() || std::all_of(it->second.begin(), it->second.end(), is_number);
+  };
+  std::vector<std::string> usable;
+  for (const auto& [c, vs] : a.values)
+    if (vs.size() > 1 && numeric(c)) usable.push_back(c);
+  const std::string choose = usable.empty() ? "no input that varies here is a number"
+                                            : "numeric inputs that vary: " + yaml::join(usable);
+  if (std::find(a.columns.begin(), a.columns.end(), column) == a.columns.end())
+    throw flag_error(flag,
+                     fmt::format("no such input column '{}' in {}; {}", column, a.file, choose));
+  if (!numeric(column))
+    for (const auto& v : a.values.at(column))
+      if (!is_number(v))
+        throw flag_error(flag, fmt::format("'{}' is not a numeric input ({} = '{}' in {}); {}",
+                                           column, column, v, a.file, choose));
+}
+
+void check_axes(const AxisChoices& a, const std::string& x, const std::string& y) {
+  check_axis(a, "--x", x);
+  if (y.empty()) return;
+  if (y == x) throw flag_error("--y", "names the same column as --x ('" + x + "')");
+  check_axis(a, "--y", y);
+}
+
+std::string speedup_field(const Crossover& c) {
+  return c.status == kDoesNotFit ? "," : fmt::format("{:.4g},{:.4g}", c.min_speedup, c.max_speedup);
+}
+
 class ChartFiles {
  public:
   explicit ChartFiles(std::filesystem::path dir) : dir_(std::move(dir)) {}
@@ -87,14 +135,25 @@ class ChartFiles {
 
 }  // namespace
 
+void check_report_axes(const SweepSpec& spec, const std::string& x, const std::string& y) {
+  AxisChoices a{spec.file, spec.input_columns(), {}};
+  for (const auto& [field, v] : spec.base) a.values[field].insert(v);
+  for (const auto& axis : spec.axes) {
+    a.values[axis.field].clear();
+    a.values[axis.field].insert(axis.values.begin(), axis.values.end());
+  }
+  check_axes(a, x, y);
+}
+
 ReportSummary write_report(const ReportOptions& o) {
   namespace fs = std::filesystem;
   const ResultsTable t = load_results(o.results);
-  if (std::find(t.input_columns.begin(), t.input_columns.end(), o.x) == t.input_columns.end())
-    throw InputError(o.results, 1, o.x, "no such input column for --x");
-  if (!o.y.empty() &&
-      std::find(t.input_columns.begin(), t.input_columns.end(), o.y) == t.input_columns.end())
-    throw InputError(o.results, 1, o.y, "no such input column for --y");
+  {
+    AxisChoices a{o.results, t.input_columns, {}};
+    for (const auto& r : t.rows)
+      for (const auto& [c, v] : r.inputs) a.values[c].insert(v);
+    check_axes(a, o.x, o.y);
+  }
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
   if (ec) throw InputError(o.out_dir, 0, "", "cannot create the output directory: " + ec.message());
@@ -117,8 +176,8 @@ ReportSummary write_report(const ReportOptions& o) {
   for (const auto& c : sum.crossovers) {
     csv += csv_field(c.strategy);
     for (const auto& k : gcols) csv += "," + csv_field(c.group.count(k) ? c.group.at(k) : "");
-    csv += "," + c.status + "," + (c.status == "crosses" ? fmt::format("{:.4g}", c.x) : "") +
-           fmt::format(",{:.4g},{:.4g}\n", c.min_speedup, c.max_speedup);
+    csv += "," + c.status + "," + (c.status == "crosses" ? fmt::format("{:.4g}", c.x) : "") + "," +
+           speedup_field(c) + "\n";
   }
   {
     AtomicFile f((fs::path(o.out_dir) / "crossover.csv").string());
@@ -126,6 +185,14 @@ ReportSummary write_report(const ReportOptions& o) {
     f.commit();
   }
   sum.files.push_back("crossover.csv");
+  // Head to head: the best at each x and where the lead changes.
+  sum.leaders = leaders(t, o.x, o.results);
+  {
+    AtomicFile f((fs::path(o.out_dir) / "leaders.csv").string());
+    f.stream() << leaders_csv(sum.leaders, o.x);
+    f.commit();
+  }
+  sum.files.push_back("leaders.csv");
   ChartFiles files(o.out_dir);
 
   // Speedup against x: one chart per combination of the other varying inputs, in numeric order.
@@ -153,6 +220,13 @@ ReportSummary write_report(const ReportOptions& o) {
     c.y_label = fmt::format("speedup over {} (x)", baseline);
     c.discrete_x = discrete_axis(o.x);
     for (const auto& [name, s] : series) c.series.push_back(s);
+    for (const auto& l : sum.leaders)
+      if (l.group == g) {
+        c.band_baseline = l.baseline;
+        for (const auto& lead : l.leads) c.best.emplace_back(lead.x, lead.best);
+        for (const auto& change : l.changes)
+          if (change.interpolated) c.lead_change_xs.push_back(change.x);
+      }
     sum.files.push_back(
         files.write("speedup-vs-" + slug(x_words) + file_part(all, g), render_line_chart(c)));
     ++sum.charts;
@@ -218,17 +292,31 @@ void print_report(std::ostream& out, const ReportSummary& s, const std::string& 
   for (const auto& c : s.crossovers)
     out << fmt::format(
         "  {:<28} {:<44} {}\n", c.strategy, group_text(c.group),
-        c.status == "crosses"
-            ? fmt::format(
-                  "pays from {} = {}", s.x,
-                  discrete_axis(s.x) ? fmt::format("{:g}", c.x) : fmt::format("{:.0f}", c.x))
+        c.status == "crosses" ? fmt::format("pays from {} = {}", s.x,
+                                            discrete_axis(s.x) ? fmt::format("{:g}", c.x)
+                                                               : fmt::format("{:.0f}", c.x))
+        : c.status == kDoesNotFit
+            ? std::string("does not fit in HBM at any ") + s.x
             : c.status + fmt::format(" (speedup {:.2f}-{:.2f})", c.min_speedup, c.max_speedup));
-  out << fmt::format("wrote {} and {} chart(s) to {}\n", "crossover.csv", s.charts, out_dir);
+  const bool discrete = discrete_axis(s.x);
+  if (!s.leaders.empty()) {
+    const std::string& b = s.leaders.front().baseline;
+    out << fmt::format("Best at each {0} (highest speedup over {1}; {1} where nothing beats it):\n",
+                       s.x, b.empty() ? "the baseline" : b);
+  }
+  for (const auto& l : s.leaders) {
+    out << fmt::format("  {:<28} {}\n", group_text(l.group), lead_runs(l, discrete));
+    for (const auto& c : l.changes)
+      out << fmt::format("  {:<28} {}\n", "", change_words(c, discrete));
+  }
+  out << fmt::format("wrote {}, {} and {} chart(s) to {}\n", "crossover.csv", "leaders.csv",
+                     s.charts, out_dir);
 }
 
 nlohmann::ordered_json report_json(const ReportSummary& s) {
   nlohmann::ordered_json cs = nlohmann::ordered_json::array();
   for (const auto& c : s.crossovers) {
+    const bool fits = c.status != kDoesNotFit;
     nlohmann::ordered_json g = nlohmann::ordered_json::object();
     for (const auto& [k, v] : c.group) g[k] = v;
     cs.push_back({{"strategy", c.strategy},
@@ -237,10 +325,14 @@ nlohmann::ordered_json report_json(const ReportSummary& s) {
                   {"status", c.status},
                   {"crossover", c.status == "crosses" ? nlohmann::ordered_json(c.x)
                                                       : nlohmann::ordered_json(nullptr)},
-                  {"min_speedup", c.min_speedup},
-                  {"max_speedup", c.max_speedup}});
+                  {"min_speedup", fits ? nlohmann::ordered_json(c.min_speedup) : nullptr},
+                  {"max_speedup", fits ? nlohmann::ordered_json(c.max_speedup) : nullptr}});
   }
-  return {{"x", s.x}, {"crossovers", cs}, {"files", s.files}, {"charts", s.charts}};
+  return {{"x", s.x},
+          {"crossovers", cs},
+          {"leaders", leaders_json(s.leaders)},
+          {"files", s.files},
+          {"charts", s.charts}};
 }
 
 void print_report_json(std::ostream& out, const ReportSummary& s) {

@@ -34,6 +34,7 @@ ResultsTable load_results(const std::string& path) {
         if (row.ok && v != "true" && v != "false")
           throw InputError(path, t.line_of(i), side, "expected true or false, got '" + v + "'");
         row.fits = row.fits && v != "false";
+        if (std::string(side) == "baseline_fits") row.baseline_fits = v != "false";
       }
     if (row.ok && row.fits) row.speedup = t.number(i, "speedup");
     r.rows.push_back(std::move(row));

@@ -16,6 +16,7 @@ struct ResultRow {
   bool ok = true;  // false: the point had an error
   bool fits =
       true;  // both sides fit in HBM (columns baseline_fits, overlapped_fits); else no speedup
+  bool baseline_fits = true;  // the baseline alone fits (column baseline_fits)
 };
 
 struct ResultsTable {

@@ -19,8 +19,15 @@ struct LineChart {
   std::string x_label;
   std::string y_label = "speedup over baseline";
   std::vector<Series> series;
-  double reference_y = 1.0;  // drawn as a dashed line (break-even)
+  double reference_y = 1.0;  // drawn as a dashed line (break-even), named in the legend
   bool discrete_x = false;   // ticks at the measured x values only (EP sizes)
+  // Head to head, drawn as a band under the plot: the best strategy at each x (a series' name,
+  // band_baseline where nothing beats the baseline, or anything else where nothing fits).
+  std::vector<std::pair<double, std::string>> best;
+  std::string band_baseline;
+  // Where two lines cross between measured xs (LeadChange::x): the band changes colour there,
+  // under the crossing; elsewhere halfway between the two points.
+  std::vector<double> lead_change_xs;
 };
 
 struct Heatmap {

@@ -20,6 +20,7 @@
 #include "app/sweep/provenance.hpp"
 #include "app/sweep/row_checker.hpp"
 #include "app/sweep/sweep_point.hpp"
+#include "app/sweep/threads.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/atomic_file.hpp"
 
@@ -122,7 +123,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& o, std::ostrea
 
   // Workers take point numbers in order; the writer emits blocks in order. A worker more than
   // `window` points ahead of the writer waits, so memory does not grow with the sweep.
-  const int jobs = std::max(1, o.jobs);
+  const int jobs = resolve_jobs(o.jobs);
   const long long window = 4LL * jobs;
   std::mutex mu;
   std::condition_variable cv;

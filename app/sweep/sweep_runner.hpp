@@ -12,7 +12,7 @@ namespace ovs {
 
 struct SweepOptions {
   std::string out;
-  int jobs = 1;
+  int jobs = 0;  // threads; 0: all cores (resolve_jobs)
   bool resume = false;
   int shard_index = 0;
   int shard_count = 1;
