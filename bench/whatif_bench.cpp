@@ -2,8 +2,10 @@
 // and strategies read from their files, baseline and strategy simulated, verdict computed).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
 
+#include "app/analysis/length_spec.hpp"
 #include "app/analysis/whatif.hpp"
 
 namespace {
@@ -37,6 +39,18 @@ void BM_WhatIfV3Prefill(benchmark::State& s) {
 void BM_WhatIfV4ProDecode(benchmark::State& s) {
   run(s, request("deepseek-v4-pro", ovs::Phase::decode, 64, 8192, "tbo-decode"));
 }
+// A 1,000-request decode batch of mixed contexts: inputs lognormal (mean 2000, SD 1500), outputs
+// uniform in [100, 2000], each request caught at a random moment of its output (seed 0).
+void BM_WhatIfV3DecodeMixed1000(benchmark::State& s) {
+  ovs::WhatIfRequest r = request("deepseek-v3", ovs::Phase::decode, 1000, 1, "tbo-decode");
+  ovs::LengthSpec isl, osl;
+  ovs::parse_length_spec_into("lognormal:2000,1500", false, isl);
+  ovs::parse_length_spec_into("uniform:100,2000", false, osl);
+  r.workload.context_lens = ovs::contexts_over_life(isl, &osl, 1000, 0);
+  for (auto c : r.workload.context_lens) r.workload.context = std::max(r.workload.context, c);
+  run(s, r);
+}
+BENCHMARK(BM_WhatIfV3DecodeMixed1000)->Unit(benchmark::kMillisecond)->Iterations(10);
 BENCHMARK(BM_WhatIfV3Decode)->Unit(benchmark::kMillisecond)->Iterations(10);
 BENCHMARK(BM_WhatIfV3Prefill)->Unit(benchmark::kMillisecond)->Iterations(5);
 BENCHMARK(BM_WhatIfV4ProDecode)->Unit(benchmark::kMillisecond)->Iterations(10);

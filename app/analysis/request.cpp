@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "app/analysis/length_spec.hpp"
 #include "sim/core/error.hpp"
 
 namespace ovs {
@@ -73,22 +74,70 @@ void apply_memory_words(const MemoryWords& asked, const RequestSource& from, Wor
 
 namespace {
 
-// "4095,4096,1": positive whole numbers, comma-separated.
-std::vector<std::int64_t> lengths_of(const std::string& text, const std::string& field,
-                                     const RequestSource& from) {
-  std::vector<std::int64_t> out;
-  size_t at = 0;
-  while (at <= text.size()) {
-    const size_t end = std::min(text.find(',', at), text.size());
-    const std::string item = text.substr(at, end - at);
-    const auto v = number_of(item);
-    if (!v || *v < 1 || *v != std::floor(*v) || *v > 1e12)
-      from.fail(field, "expected positive whole lengths separated by commas, got '" + item +
-                           "' in '" + text + "'");
-    out.push_back(static_cast<std::int64_t>(*v));
-    at = end + 1;
+LengthSpec spec_of(const std::string& text, bool list_allowed, const char* field,
+                   const RequestSource& from) {
+  return parse_length_spec(text, list_allowed,
+                           [&](const std::string& message) { from.fail(field, message); });
+}
+
+// A batch's per-request lengths from the words: --prompt-lens / --context-lens (a list, a file
+// in order, or a distribution), --isl / --osl (a length, a distribution or a file to draw from).
+void resolve_lengths(const WorkloadWords& asked, const RequestSource& from, Workload& w) {
+  const bool prefill = w.phase == Phase::prefill;
+  const char* list_field = prefill ? "prompt_lens" : "context_lens";
+  const std::string& list_text = prefill ? asked.prompt_lens : asked.context_lens;
+  const std::string& wrong_list = prefill ? asked.context_lens : asked.prompt_lens;
+  if (!wrong_list.empty())
+    from.fail(prefill ? "context_lens" : "prompt_lens",
+              prefill ? "KV lengths per request are for decode; prefill takes prompt_lens"
+                      : "prompt lengths are for prefill; decode takes context_lens");
+  if (!asked.osl.empty() && prefill)
+    from.fail("osl", "output lengths are for decode: a prefill batch is its prompts (--isl)");
+  if (!asked.osl.empty() && asked.isl.empty())
+    from.fail("osl", "give the input lengths too (--isl): a context is input plus output so far");
+  if (!list_text.empty() && !asked.isl.empty())
+    from.fail("isl", std::string("give the lengths once: --isl or --") +
+                         (prefill ? "prompt-lens" : "context-lens"));
+  std::vector<std::int64_t> lens;
+  auto need_batch = [&](const char* field) {
+    if (w.tokens_per_gpu < 1)
+      from.fail(field, prefill ? "a distribution fills --tokens-per-gpu tokens: give it"
+                               : "a distribution draws --tokens-per-gpu requests: give it");
+  };
+  if (!list_text.empty()) {
+    const LengthSpec s = spec_of(list_text, true, list_field, from);
+    if (s.kind == LengthSpec::Kind::list || s.kind == LengthSpec::Kind::file) {
+      lens = s.values;
+    } else {
+      need_batch(list_field);
+      lens = prefill ? fill_tokens(s, w.tokens_per_gpu, asked.seed)
+                     : draw_lengths(s, w.tokens_per_gpu, asked.seed);
+    }
+  } else if (!asked.isl.empty()) {
+    const LengthSpec isl = spec_of(asked.isl, false, "isl", from);
+    need_batch("isl");
+    if (prefill) {
+      lens = fill_tokens(isl, w.tokens_per_gpu, asked.seed);
+    } else {
+      std::optional<LengthSpec> osl;
+      if (!asked.osl.empty()) osl = spec_of(asked.osl, false, "osl", from);
+      lens = contexts_over_life(isl, osl ? &*osl : nullptr, w.tokens_per_gpu, asked.seed);
+    }
   }
-  return out;
+  if (lens.empty()) return;
+  if (prefill) {
+    w.prompt_lens = lens;
+    w.tokens_per_gpu = 0;
+    w.context = 0;
+    for (auto x : lens) {
+      w.tokens_per_gpu += x;
+      w.context = std::max(w.context, x);
+    }
+  } else {
+    w.context_lens = lens;
+    w.tokens_per_gpu = static_cast<std::int64_t>(lens.size());
+    w.context = *std::max_element(lens.begin(), lens.end());
+  }
 }
 
 }  // namespace
@@ -100,30 +149,15 @@ Workload resolve_workload(const WorkloadWords& asked, const RequestSource& from)
   w.phase = asked.phase == "prefill" ? Phase::prefill : Phase::decode;
   w.tokens_per_gpu = asked.tokens_per_gpu;
   w.context = asked.context;
-  const bool prefill = w.phase == Phase::prefill;
-  if (!asked.prompt_lens.empty()) {
-    if (!prefill)
-      from.fail("prompt_lens", "prompt lengths are for prefill; decode takes context_lens");
-    w.prompt_lens = lengths_of(asked.prompt_lens, "prompt_lens", from);
-    w.tokens_per_gpu = 0;
-    w.context = 0;
-    for (auto x : w.prompt_lens) {
-      w.tokens_per_gpu += x;
-      w.context = std::max(w.context, x);
-    }
-  }
-  if (!asked.context_lens.empty()) {
-    if (prefill)
-      from.fail("context_lens", "KV lengths per request are for decode; prefill takes prompt_lens");
-    w.context_lens = lengths_of(asked.context_lens, "context_lens", from);
-    w.tokens_per_gpu = static_cast<std::int64_t>(w.context_lens.size());
-    w.context = *std::max_element(w.context_lens.begin(), w.context_lens.end());
-  }
+  resolve_lengths(asked, from, w);
   if (w.tokens_per_gpu < 1)
     from.fail("tokens_per_gpu",
               "give the batch: tokens (prefill) or requests (decode) per GPU, or "
               "--prompt-lens / --context-lens");
-  if (w.context < 1) from.fail("context", "give the prompt (prefill) or KV (decode) length");
+  if (w.context < 1)
+    from.fail("context",
+              "give the prompt (prefill) or KV (decode) length, or --isl (a length or a "
+              "distribution)");
   if (!(asked.tbo_token_distribution_threshold >= 0 &&
         asked.tbo_token_distribution_threshold <= 0.5))
     from.fail("tbo_token_distribution_threshold",

@@ -59,7 +59,14 @@ struct WorkloadWords {
   std::string v4_kernels = "fused";
   // Per-request lengths, comma-separated (empty: one length, --context): prefill prompt lengths,
   // decode KV lengths; and SGLang's --tbo-token-distribution-threshold.
+  // Each also takes a distribution or a file (app/analysis/length_spec.hpp): prompts drawn until
+  // they hold --tokens-per-gpu tokens, or --tokens-per-gpu requests' KV lengths.
   std::string prompt_lens, context_lens;
+  // Input and output lengths per request (a length, a distribution or a file): prefill prompts
+  // of --isl; decode contexts of --isl plus a uniform share of --osl (each request caught at a
+  // random moment of its output). Drawn with `seed`.
+  std::string isl, osl;
+  std::uint64_t seed = 0;
   double tbo_token_distribution_threshold = kSglangTboTokenThreshold;
   std::string cuda_graphs = "auto";  // on | off | auto (or true | false)
   std::string deepep_mode = "auto";  // normal | low_latency | auto

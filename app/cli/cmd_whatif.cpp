@@ -85,11 +85,24 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
                   "given per request)")
       ->check(flags::whole_count(1));
   cmd->add_option("--prompt-lens", o->workload.prompt_lens,
-                  "Prefill: each prompt's length on this GPU, comma-separated (e.g. 4095,4096,1); "
-                  "sets --tokens-per-gpu (their sum) and --context (the longest)");
+                  "Prefill: each prompt's length on this GPU, comma-separated (e.g. 4095,4096,1), "
+                  "file:PATH, or a distribution as --isl; sets --tokens-per-gpu (their sum) and "
+                  "--context (the longest)");
   cmd->add_option("--context-lens", o->workload.context_lens,
-                  "Decode: each request's KV length, comma-separated; sets --tokens-per-gpu (their "
-                  "count) and --context (the longest)");
+                  "Decode: each request's KV length, comma-separated, file:PATH, or a distribution "
+                  "as --isl (--tokens-per-gpu requests); sets --tokens-per-gpu (their count) and "
+                  "--context (the longest)");
+  cmd->add_option("--isl", o->workload.isl,
+                  "Input length per request: N, uniform:A,B, normal:MEAN,SD, lognormal:MEAN,SD "
+                  "or file:PATH (CSV/JSON of lengths to draw from). Prefill: prompts drawn until "
+                  "they hold --tokens-per-gpu tokens; decode: --tokens-per-gpu requests");
+  cmd->add_option("--osl", o->workload.osl,
+                  "Decode: output length per request, as --isl; each request's context is its "
+                  "input plus a uniform share of its output (caught at a random moment)");
+  cmd->add_option("--seed", o->workload.seed,
+                  "Seed of the length draws (--isl, --osl, distributions in --prompt-lens / "
+                  "--context-lens): the same seed, the same batch")
+      ->capture_default_str();
   cmd->add_option("--tbo-token-distribution-threshold",
                   o->workload.tbo_token_distribution_threshold,
                   "SGLang's: a prefill batch whose best sequence boundary leaves less than this "

@@ -48,8 +48,16 @@ Workload workload_of(const std::map<std::string, std::string>& p, const RequestS
   };
   WorkloadWords words;
   words.phase = p.at("phase");
-  words.tokens_per_gpu = integer("tokens_per_gpu");
-  words.context = integer("context");
+  auto text = [&](const std::string& key) { return p.count(key) ? p.at(key) : std::string(); };
+  words.tokens_per_gpu = text("tokens_per_gpu").empty() ? 0 : integer("tokens_per_gpu");
+  words.context = text("context").empty() ? 0 : integer("context");
+  words.prompt_lens = text("prompt_lens");
+  words.context_lens = text("context_lens");
+  words.isl = text("isl");
+  words.osl = text("osl");
+  if (!text("seed").empty()) words.seed = static_cast<std::uint64_t>(integer("seed"));
+  if (!text("tbo_token_distribution_threshold").empty())
+    words.tbo_token_distribution_threshold = std::stod(p.at("tbo_token_distribution_threshold"));
   words.ep = static_cast<int>(integer("ep"));
   words.gpus_per_node =
       p.at("gpus_per_node") == "auto" ? 0 : static_cast<int>(integer("gpus_per_node"));

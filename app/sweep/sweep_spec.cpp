@@ -19,6 +19,8 @@ const std::vector<std::string>& whatif_fields() {
       "model", "hw", "phase", "tokens_per_gpu", "context", "ep", "gpus_per_node", "imbalance",
       "cuda_graphs", "deepep_mode", "decode_q_len", "redundant_experts", "placement",
       "attention_backend", "v4_kernels",
+      // Per-request lengths (app/analysis/length_spec.hpp) and SGLang's split threshold
+      "prompt_lens", "context_lens", "isl", "osl", "seed", "tbo_token_distribution_threshold",
       // SGLang's memory flags (models/memory/)
       "mem_fraction_static", "kv_cache_dtype", "moe_dense_tp_size"};
   return f;
@@ -64,6 +66,11 @@ std::string field_value(const std::string& field, const yaml::Value& v) {
   if (field == "moe_dense_tp_size") {
     if (v.is_scalar() && v.raw().Scalar() == "auto") return "auto";
     return std::to_string(v.integer(1));
+  }
+  if (field == "seed") return std::to_string(v.integer(0));
+  if (field == "tbo_token_distribution_threshold") {
+    v.number({0, 0.5, false});
+    return v.str();
   }
   if (field == "phase") return v.choice({"prefill", "decode"});
   if (field == "cuda_graphs") return v.choice({"on", "off", "auto", "true", "false"});
@@ -154,12 +161,25 @@ SweepSpec parse_sweep_spec(const yaml::Value& root) {
   s.name = m.required("name").str();
   if (auto d = m.optional("description")) d->str();
   // Defaults of the what-if command, so a spec need only name what it fixes.
-  s.base = {
-      {"phase", "decode"},        {"gpus_per_node", "auto"},     {"imbalance", "auto"},
-      {"cuda_graphs", "auto"},    {"deepep_mode", "auto"},       {"decode_q_len", "1"},
-      {"redundant_experts", "0"}, {"placement", "eplb"},         {"mem_fraction_static", "auto"},
-      {"kv_cache_dtype", "auto"}, {"moe_dense_tp_size", "auto"}, {"attention_backend", "auto"},
-      {"v4_kernels", "fused"}};
+  s.base = {{"phase", "decode"},
+            {"gpus_per_node", "auto"},
+            {"imbalance", "auto"},
+            {"cuda_graphs", "auto"},
+            {"deepep_mode", "auto"},
+            {"decode_q_len", "1"},
+            {"redundant_experts", "0"},
+            {"placement", "eplb"},
+            {"mem_fraction_static", "auto"},
+            {"kv_cache_dtype", "auto"},
+            {"moe_dense_tp_size", "auto"},
+            {"attention_backend", "auto"},
+            {"v4_kernels", "fused"},
+            {"prompt_lens", ""},
+            {"context_lens", ""},
+            {"isl", ""},
+            {"osl", ""},
+            {"seed", "0"},
+            {"tbo_token_distribution_threshold", number_text(kSglangTboTokenThreshold, false)}};
   auto bv = m.required("base");
   if (!bv.is_map()) bv.fail("expected a map of what-if fields");
   std::set<std::string> seen;
@@ -201,10 +221,18 @@ SweepSpec parse_sweep_spec(const yaml::Value& root) {
   s.lines["strategies"] = sv.line();
   for (const auto& item : sv.items()) s.strategies.push_back(item.str());
   if (s.strategies.empty()) sv.fail("at least one strategy");
-  for (const char* f : {"model", "hw", "tokens_per_gpu", "context", "ep"}) {
-    bool set = s.base.count(f) > 0;
+  auto given = [&](const char* f) {
+    bool set = s.base.count(f) > 0 && !s.base.at(f).empty();
     for (const auto& a : s.axes) set = set || a.field == f;
-    if (!set)
+    return set;
+  };
+  // Per-request lengths stand for the batch size (a list) and the length (any of them).
+  const bool list = given("prompt_lens") || given("context_lens");
+  const bool lengths = list || given("isl");
+  for (const char* f : {"model", "hw", "tokens_per_gpu", "context", "ep"}) {
+    if (std::string(f) == "tokens_per_gpu" && list) continue;
+    if (std::string(f) == "context" && lengths) continue;
+    if (!given(f))
       throw InputError(s.file, bv.line(), std::string("base.") + f,
                        "missing required field (in base or an axis)");
   }
