@@ -17,6 +17,7 @@
 #include "sim/core/units.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/kernel_model.hpp"
+#include "sim/io/data_paths.hpp"
 
 namespace ovs {
 namespace {
@@ -395,16 +396,53 @@ Strategy load_request_strategy(const std::string& name, ModelFamily family,
   }
 }
 
+namespace {
+
+// Every shipped strategy of the family that SGLang runs for the phase at this point (its gate
+// passes), the baseline left out, each against the baseline; fastest first (then by name).
+std::vector<WhatIfResult::Alternative> sglang_alternatives(WhatIfSession& session,
+                                                           const Strategy& base_s) {
+  std::vector<WhatIfResult::Alternative> out;
+  const HwProfile& hw = session.hw();
+  for (const auto& name : shipped_names(strategy_folder(session.model().family))) {
+    const Strategy s = for_vendor(load_strategy(name, session.model().family), hw.vendor);
+    if (s.name == base_s.name || !s.plan_of.empty() && s.plan_of == base_s.name) continue;
+    if (!s.sglang.given || !s.sglang.runs_in_sglang()) continue;
+    if (!sglang_gate(s, session.workload_for(s), hw).empty()) continue;
+    const WhatIfResult r = session.compare(base_s, s, nullptr);
+    out.push_back({s.plan_of.empty() ? s.name : s.plan_of, r.speedup,
+                   r.baseline.fits() && r.overlapped.fits()});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.speedup != b.speedup ? a.speedup > b.speedup : a.strategy < b.strategy;
+  });
+  return out;
+}
+
+}  // namespace
+
 WhatIfResult run_whatif(const WhatIfRequest& req, RunWatcher* watch) {
   ModelConfig model = load_model_config(req.model);
   HwProfile hw = load_hw_profile(req.hw);
   require_kernel_params(hw);
   const Strategy base_s =
       for_vendor(load_request_strategy(req.baseline, model.family, "baseline"), hw.vendor);
-  const Strategy over_s =
-      for_vendor(load_request_strategy(req.strategy, model.family, "strategy"), hw.vendor);
+  const ModelFamily family = model.family;
   WhatIfSession session(std::move(model), std::move(hw), req.workload);
+  std::vector<WhatIfResult::Alternative> alternatives;
+  if (req.alternatives || req.strategy.empty()) alternatives = sglang_alternatives(session, base_s);
+  std::string chosen = req.strategy;
+  if (chosen.empty()) {
+    if (alternatives.empty())
+      throw flag_error("--strategy",
+                       "SGLang runs no strategy for this phase at this point other "
+                       "than the baseline: name one");
+    chosen = alternatives.front().strategy;
+  }
+  const Strategy over_s =
+      for_vendor(load_request_strategy(chosen, family, "strategy"), session.hw().vendor);
   WhatIfResult r = session.compare(base_s, over_s, watch);
+  r.alternatives = std::move(alternatives);
   r.kernels_per_layer = session.kernels_per_layer(r.workload);
   for (const auto* s : {&base_s, &over_s})
     if (!s->plan_of.empty())

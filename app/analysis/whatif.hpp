@@ -82,6 +82,14 @@ struct WhatIfResult {
   bool split = false;
   TboSplit tbo_split;
   std::int64_t a_sequences = 0, a_tokens = 0, b_sequences = 0, b_tokens = 0;
+  // Every strategy SGLang runs for the phase at this point (its gate passes), each against the
+  // same baseline, fastest first; filled when the request asks for them.
+  struct Alternative {
+    std::string strategy;
+    double speedup = 1;
+    bool both_fit = true;
+  };
+  std::vector<Alternative> alternatives;
 };
 
 struct WhatIfRequest {
@@ -90,8 +98,11 @@ struct WhatIfRequest {
   // As resolve_workload gives it: a DeepEP mode set here is the user's, and no strategy may
   // override it.
   Workload workload;
+  // Empty: the best of SGLang's strategies for the phase at this point (alternatives below).
   std::string strategy;
   std::string baseline = "no-overlap";
+  // Also run every other strategy SGLang runs for the phase here (WhatIfResult::alternatives).
+  bool alternatives = false;
 };
 
 // Watches the runs a what-if simulates (the CLI's Perfetto trace of them, for one): asked once

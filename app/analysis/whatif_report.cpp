@@ -65,6 +65,34 @@ Json stats_json(const ProgramStats& s) {
 }
 }  // namespace
 
+namespace {
+
+// One line on SGLang's strategies at this point and the plan command for the deployment question.
+void write_alternatives(std::ostream& out, const WhatIfResult& r) {
+  if (r.alternatives.empty()) return;
+  std::vector<std::string> items;
+  for (const auto& a : r.alternatives)
+    items.push_back(
+        fmt::format("'{}' {:.3f}x{}", a.strategy, a.speedup, a.both_fit ? "" : " (does not fit)"));
+  const auto& best = r.alternatives.front();
+  std::string lead;
+  if (r.alternatives.size() > 1)
+    lead = fmt::format(", {:.1f} % ahead of '{}'",
+                       100 * (best.speedup / r.alternatives[1].speedup - 1),
+                       r.alternatives[1].strategy);
+  out << fmt::format("\nSGLang's strategies here, against '{}': {}. Best at this point: '{}'{}.\n",
+                     r.baseline.strategy, fmt::join(items, ", "), best.strategy, lead);
+  const bool decode = r.phase == "decode";
+  out << fmt::format(
+      "For the deployment (batch, EP, strategy at a latency target): overlapsim plan --model {} "
+      "--hw {} --phase {} --gpus {} {}\n",
+      r.model, r.hw, r.phase, r.workload.ep,
+      decode ? fmt::format("--context {} --tpot-ms TARGET", r.workload.context)
+             : fmt::format("--prompt-len {} --ttft-ms TARGET", r.workload.context));
+}
+
+}  // namespace
+
 void write_whatif_json(std::ostream& out, const WhatIfResult& r) {
   const Workload& w = r.workload;
   Json j;
@@ -144,6 +172,13 @@ void write_whatif_json(std::ostream& out, const WhatIfResult& r) {
                   {"kernels", k.kernels},
                   {"side_branch_kernels", k.side_branch_kernels}});
   j["kernels_per_layer"] = kl;
+  if (!r.alternatives.empty()) {
+    Json alts = Json::array();
+    for (const auto& a : r.alternatives)
+      alts.push_back({{"strategy", a.strategy}, {"speedup", a.speedup}, {"both_fit", a.both_fit}});
+    j["sglang_alternatives"] = alts;
+    j["best_sglang_strategy"] = r.alternatives.front().strategy;
+  }
   out << j.dump(2) << "\n";
 }
 
@@ -223,6 +258,7 @@ void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
     out << fmt::format("  {:<32} {:>+10.1f} us\n", cause_name(d.cause), d.us);
   if (!r.overlapped.note.empty()) out << "\nnote: " << r.overlapped.note << "\n";
   for (const auto& n : r.notes) out << "note: " << n << "\n";
+  write_alternatives(out, r);
 }
 
 void write_memory_breakdown(std::ostream& out, const WhatIfResult& r) {

@@ -34,6 +34,7 @@ int run(const WhatIfOptions& o, CliContext& ctx) {
   r.hw = o.hw;
   r.strategy = o.strategy;
   r.baseline = o.baseline;
+  r.alternatives = true;
   r.workload = resolve_workload(o.workload, RequestSource{});
   std::unique_ptr<TraceFile> trace;
   if (!o.trace.empty()) trace = std::make_unique<TraceFile>(o.trace);
@@ -148,8 +149,8 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
       ->check(flags::whole_int(1));
   add_memory_flags(cmd, o->workload.memory);
   cmd->add_option("--strategy", o->strategy,
-                  "Strategy name in strategies/<model family>/ or a YAML path")
-      ->required();
+                  "Strategy name in strategies/<model family>/ or a YAML path (default: the best "
+                  "of the strategies SGLang runs for the phase at this point)");
   cmd->add_option("--baseline", o->baseline, "Strategy to compare against")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print one JSON object");
   cmd->add_flag("--explain", o->explain,
