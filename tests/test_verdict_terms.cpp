@@ -57,14 +57,14 @@ TEST_CASE("a verdict names every term of net = advantage - degradation", "[verdi
     CHECK(terms == Approx(adv).margin(1e-6 * j["baseline_us"].get<double>()));
     CHECK(causes == Approx(deg).margin(1e-6 * j["baseline_us"].get<double>()));
     CHECK(j["advantage_terms"][0]["us"].get<double>() == j["comm_hidden_us"].get<double>());
-    // The sentence shows the same ledger, rounded to the microsecond.
+    // The sentence shows the same ledger in ms (a forward-level time), rounded to 10 us.
     const std::string v = j["verdict"];
-    CHECK(v.find(fmt::format("advantage {:.0f} us (communication hidden {:.0f} us + kernel time "
-                             "run side by side {:.0f} us)",
-                             adv, j["comm_hidden_us"].get<double>(),
-                             j["side_by_side_us"].get<double>())) != std::string::npos);
-    CHECK(v.find(fmt::format("- degradation {:.0f} us", deg)) != std::string::npos);
-    CHECK(v.find(fmt::format("= net {:+.0f} us", net)) != std::string::npos);
+    CHECK(v.find(fmt::format("advantage {:.2f} ms (communication hidden {:.2f} ms + kernel time "
+                             "run side by side {:.2f} ms)",
+                             adv / 1e3, j["comm_hidden_us"].get<double>() / 1e3,
+                             j["side_by_side_us"].get<double>() / 1e3)) != std::string::npos);
+    CHECK(v.find(fmt::format("- degradation {:.2f} ms", deg / 1e3)) != std::string::npos);
+    CHECK(v.find(fmt::format("= net {:+.2f} ms", net / 1e3)) != std::string::npos);
   }
 }
 

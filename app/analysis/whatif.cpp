@@ -361,20 +361,23 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
   const double gain = difference(r.baseline.total_us, r.overlapped.total_us);
   r.net_us = gain;
   const std::string top = r.degradation.empty() ? "nothing" : name_of(r.degradation.front().cause);
+  // Forward-level times in ms (kernels stay in us elsewhere).
+  constexpr double ms = 1e-3;
   const std::string ledger = fmt::format(
-      "advantage {:.0f} us (communication hidden {:.0f} us + kernel time run side by side {:.0f} "
-      "us) - degradation {:.0f} us (mostly {}) = net {:+.0f} us",
-      r.advantage_us, r.comm_hidden_us, r.side_by_side_us, r.degradation_us, top, gain);
+      "advantage {:.2f} ms (communication hidden {:.2f} ms + kernel time run side by side {:.2f} "
+      "ms) - degradation {:.2f} ms (mostly {}) = net {:+.2f} ms",
+      r.advantage_us * ms, r.comm_hidden_us * ms, r.side_by_side_us * ms, r.degradation_us * ms,
+      top, gain * ms);
   if (!over.built.note.empty()) {
     r.verdict =
         fmt::format("'{}' could not split the batch ({}); {}: {}", over_s.name, over.built.note,
                     gain >= 0 ? "no gain from two-batch overlap" : "it only adds cost", ledger);
   } else if (gain > 0) {
-    r.verdict = fmt::format("'{}' pays: {:.1f} % faster ({:.0f} us per forward): {}.", over_s.name,
-                            100 * (r.speedup - 1), gain, ledger);
+    r.verdict = fmt::format("'{}' pays: {:.1f} % faster ({:.2f} ms per forward): {}.", over_s.name,
+                            100 * (r.speedup - 1), gain * ms, ledger);
   } else {
-    r.verdict = fmt::format("'{}' does not pay: {:.1f} % slower ({:.0f} us per forward): {}.",
-                            over_s.name, 100 * (1 / r.speedup - 1), 0.0 - gain, ledger);
+    r.verdict = fmt::format("'{}' does not pay: {:.1f} % slower ({:.2f} ms per forward): {}.",
+                            over_s.name, 100 * (1 / r.speedup - 1), (0.0 - gain) * ms, ledger);
   }
   // A side that does not fit in HBM has no throughput to compare: the verdict says so first.
   const std::string fit = fit_sentence(r.baseline, r.overlapped, hw);

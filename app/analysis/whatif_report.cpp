@@ -202,20 +202,21 @@ void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
     if (!why->empty()) out << kOutsideSglangWarning << *why << "\n";
   out << "\n";
   out << fmt::format("{:<34} {:>14} {:>14}\n", "", r.baseline.strategy, r.overlapped.strategy);
-  auto row = [&](const char* label, double a, double b, const char* unit) {
-    out << fmt::format("{:<34} {:>11.1f} {:<2} {:>11.1f} {:<2}\n", label, a, unit, b, unit);
+  // Forward and layer times in ms (the JSON keeps us).
+  auto row = [&](const char* label, double a_us, double b_us) {
+    out << fmt::format("{:<34} {:>11.3f} ms {:>11.3f} ms\n", label, a_us / 1e3, b_us / 1e3);
   };
-  row("forward", r.baseline.total_us, r.overlapped.total_us, "us");
-  row("per MoE layer (steady state)", r.baseline.per_layer_us, r.overlapped.per_layer_us, "us");
+  row("forward", r.baseline.total_us, r.overlapped.total_us);
+  row("per MoE layer (steady state)", r.baseline.per_layer_us, r.overlapped.per_layer_us);
   auto tokens = [](const ProgramStats& s) {
     return s.fits() ? fmt::format("{:.0f}", s.tokens_per_s_per_gpu) : std::string("no fit");
   };
   out << fmt::format("{:<34} {:>14} {:>14}\n", "tokens/s per GPU", tokens(r.baseline),
                      tokens(r.overlapped));
-  row("communication exposed", r.baseline.exposed_comm_us, r.overlapped.exposed_comm_us, "us");
-  row("communication running", r.baseline.comm_busy_us, r.overlapped.comm_busy_us, "us");
-  row("compute running", r.baseline.compute_busy_us, r.overlapped.compute_busy_us, "us");
-  row("GPU idle (host-bound, waits)", r.baseline.gpu_idle_us, r.overlapped.gpu_idle_us, "us");
+  row("communication exposed", r.baseline.exposed_comm_us, r.overlapped.exposed_comm_us);
+  row("communication running", r.baseline.comm_busy_us, r.overlapped.comm_busy_us);
+  row("compute running", r.baseline.compute_busy_us, r.overlapped.compute_busy_us);
+  row("GPU idle (host-bound, waits)", r.baseline.gpu_idle_us, r.overlapped.gpu_idle_us);
   out << fmt::format("{:<34} {:>14} {:>14}\n", "kernel launches", r.baseline.launches,
                      r.overlapped.launches);
   {
@@ -233,11 +234,11 @@ void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
       out << fmt::format("{:<34} {}{}\n", "kernels per layer, one batch", line,
                          v4 ? fmt::format("; --v4-kernels {}", to_string(w.v4_kernels)) : "");
   }
-  row(fmt::format("HBM per GPU (of {:.1f} GB)",
-                  r.baseline.memory.capacity_bytes / units::kBytesPerGB)
-          .c_str(),
-      r.baseline.memory.total_bytes / units::kBytesPerGB,
-      r.overlapped.memory.total_bytes / units::kBytesPerGB, "GB");
+  out << fmt::format("{:<34} {:>11.1f} GB {:>11.1f} GB\n",
+                     fmt::format("HBM per GPU (of {:.1f} GB)",
+                                 r.baseline.memory.capacity_bytes / units::kBytesPerGB),
+                     r.baseline.memory.total_bytes / units::kBytesPerGB,
+                     r.overlapped.memory.total_bytes / units::kBytesPerGB);
   out << fmt::format("{:<34} {:>14} {:>14}\n", "fits in HBM", fit_word(r.baseline.memory),
                      fit_word(r.overlapped.memory));
   if (!r.baseline.fits() || !r.overlapped.fits())
@@ -245,17 +246,17 @@ void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
            "gives if the memory existed)\n";
   const bool both_fit = r.baseline.fits() && r.overlapped.fits();
   out << fmt::format(
-      "\nspeedup {}   advantage {:.1f} us   degradation {:.1f} us   net {:+.1f} us\n",
+      "\nspeedup {}   advantage {:.3f} ms   degradation {:.3f} ms   net {:+.3f} ms\n",
       fmt::format("{:.3f}x{}", r.speedup, both_fit ? "" : " (if the memory existed)"),
-      r.advantage_us, r.degradation_us, r.baseline.total_us - r.overlapped.total_us);
+      r.advantage_us / 1e3, r.degradation_us / 1e3,
+      (r.baseline.total_us - r.overlapped.total_us) / 1e3);
   out << fmt::format(
-      "\nadvantage {:.1f} us = communication hidden {:.1f} us + kernel time run side by side "
-      "{:.1f} "
-      "us\n",
-      r.advantage_us, r.comm_hidden_us, r.side_by_side_us);
+      "\nadvantage {:.3f} ms = communication hidden {:.3f} ms + kernel time run side by side "
+      "{:.3f} ms\n",
+      r.advantage_us / 1e3, r.comm_hidden_us / 1e3, r.side_by_side_us / 1e3);
   out << "degradation by cause (time alone, overlapped minus baseline):\n";
   for (const auto& d : r.degradation)
-    out << fmt::format("  {:<32} {:>+10.1f} us\n", cause_name(d.cause), d.us);
+    out << fmt::format("  {:<32} {:>+10.3f} ms\n", cause_name(d.cause), d.us / 1e3);
   if (!r.overlapped.note.empty()) out << "\nnote: " << r.overlapped.note << "\n";
   for (const auto& n : r.notes) out << "note: " << n << "\n";
   write_alternatives(out, r);
