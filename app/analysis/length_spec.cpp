@@ -17,16 +17,6 @@ namespace {
 constexpr double kMaxLength = 1e9;            // tokens in one request: far beyond any context
 constexpr std::int64_t kMaxDraws = 10000000;  // requests in one batch
 
-std::optional<double> number_of(const std::string& s) {
-  try {
-    size_t used = 0;
-    const double v = std::stod(s, &used);
-    if (used == s.size() && std::isfinite(v)) return v;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
-
 std::string trim(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t\r");
   if (a == std::string::npos) return {};
@@ -158,6 +148,16 @@ std::int64_t draw_one(const LengthSpec& s, std::mt19937_64& g, std::int64_t inde
 }
 
 }  // namespace
+
+std::optional<double> number_of(const std::string& s) {
+  try {
+    size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used == s.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
 
 std::string parse_length_spec_into(const std::string& text, bool list_allowed, LengthSpec& out) {
   out = LengthSpec{};

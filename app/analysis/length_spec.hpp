@@ -18,10 +18,14 @@
 // standard fixes) and the project's own uniform and Box-Muller transforms, so the same seed gives
 // the same batch on every platform.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace ovs {
+
+// A finite number from the whole of `s` ("12", "0.5", "1e3"), or nothing ("12x", "", "nan").
+std::optional<double> number_of(const std::string& s);
 
 struct LengthSpec {
   enum class Kind { list, fixed, uniform, normal, lognormal, file } kind = Kind::list;

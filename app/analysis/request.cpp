@@ -27,21 +27,6 @@ void RequestSource::fail(const std::string& name, const std::string& message) co
   throw InputError(file, line == lines.end() ? 0 : line->second, field(name), message);
 }
 
-namespace {
-
-// A number from its whole text, or nothing.
-std::optional<double> number_of(const std::string& s) {
-  try {
-    size_t used = 0;
-    const double v = std::stod(s, &used);
-    if (used == s.size() && std::isfinite(v)) return v;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 void apply_memory_words(const MemoryWords& asked, const RequestSource& from, Workload& w) {
   if (asked.mem_fraction_static != "auto") {
     const auto f = number_of(asked.mem_fraction_static);
