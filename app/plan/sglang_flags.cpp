@@ -27,14 +27,18 @@ SglangLaunch sglang_launch(const PlanPoint& p, const Strategy& s, const ModelCon
         "to rebalance while serving, or --init-expert-location for a fixed placement)");
   }
   // SGLang counts hosts, not NVLink domains: a GB200 NVL72 host carries 4 of the rack's 72 GPUs.
-  const int nnodes = sglang_nnodes(p.ep, r.gpus_per_host);
+  // A request not resolved by run_plan (gpus_per_host 0): the profile's hosts.
+  const int host = r.gpus_per_host > 0    ? r.gpus_per_host
+                   : hw.gpus_per_host > 0 ? hw.gpus_per_host
+                                          : r.gpus_per_node;
+  const int nnodes = sglang_nnodes(p.ep, host);
   if (nnodes > 1) {
     flag(fmt::format("--nnodes {}", nnodes));
-    if (p.ep % r.gpus_per_host != 0)
+    if (p.ep % host != 0)
       l.notes.push_back(fmt::format(
           "EP {} is not whole hosts of {} GPUs: SGLang puts --tp-size / --nnodes GPUs on each "
           "host, so the hosts must run fewer GPUs each",
-          p.ep, r.gpus_per_host));
+          p.ep, host));
   }
   flag(std::string("--disaggregation-mode ") + (decode ? "decode" : "prefill"));
   for (const auto& f : s.sglang.flags) flag(f);
@@ -131,7 +135,7 @@ SglangLaunch sglang_launch(const PlanPoint& p, const Strategy& s, const ModelCon
       fmt::format("one instance per {} GPUs ({} instance(s) on {} GPUs, {} GPUs per host); add "
                   "--model-path for {}, --trust-remote-code, --node-rank and --dist-init-addr "
                   "for your cluster",
-                  p.ep, r.gpus / p.ep, r.gpus, r.gpus_per_host, m.name));
+                  p.ep, r.gpus / p.ep, r.gpus, host, m.name));
   return l;
 }
 
