@@ -86,6 +86,10 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--gpus-per-node", o->req.gpus_per_node,
                   "GPUs per NVLink domain (default: the profile's nvlink_domain_gpus)")
       ->check(flags::whole(1, 1 << 20));
+  cmd->add_option("--gpus-per-host", o->req.gpus_per_host,
+                  "GPUs per host, counted by SGLang's --nnodes (default: the profile's "
+                  "gpus_per_host: 8 on HGX, 4 on GB200 NVL72)")
+      ->check(flags::whole(1, 1 << 20));
   cmd->add_option("--tpot-ms", o->tpot_ms, "Decode: time-per-output-token target (ms)")
       ->check(flags::real(1e-6, std::numeric_limits<double>::max()));
   cmd->add_option("--context", o->context, "Decode: KV length of every request (default 4096)")
@@ -104,7 +108,7 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
       ->check(flags::whole_count(1));
   cmd->add_option("--ep", o->req.eps,
                   "EP sizes to search, comma-separated (default: the divisors of --gpus that "
-                  "span whole nodes, and --gpus)")
+                  "are whole hosts inside an NVLink domain or whole domains, and --gpus)")
       ->delimiter(',')
       ->check(flags::whole(1, 1 << 20));
   cmd->add_option("--redundant-experts", o->req.redundant,

@@ -20,6 +20,7 @@ struct PlanRequest {
   Phase phase = Phase::decode;
   int gpus = 8;
   int gpus_per_node = 0;  // 0: the hardware profile's NVLink domain
+  int gpus_per_host = 0;  // 0: the hardware profile's gpus_per_host (SGLang's --nnodes counts them)
   double target_ms = 0;   // decode: time per output token; prefill: time to first token
   // Decode: KV length of every request; prefill: the prompt length of the TTFT target.
   long long context = 4096;
@@ -36,6 +37,9 @@ struct PlanRequest {
   // SGLang's memory flags for every point (--mem-fraction-static, --kv-cache-dtype,
   // --moe-dense-tp-size: auto or 1).
   MemoryWords memory;
+  // When no point SGLang runs meets the target: try larger GPU counts (one EP group each, in the
+  // steps of plan_eps) and name the smallest that would. Off inside that search.
+  bool suggest_gpus = true;
 };
 
 // One candidate and what the what-if made of it.
@@ -87,11 +91,23 @@ struct PlanResult {
   std::vector<int> eps;
   std::vector<PlanPoint> points;  // grid order
   std::vector<size_t> frontier;   // indices into points, by latency
+  // The table's two parts: the frontier of the points SGLang runs (it holds `best`), then the
+  // points of strategies SGLang does not ship that beat it (on `frontier`, not deployable).
+  std::vector<size_t> sglang_frontier;
+  std::vector<size_t> beyond_sglang;
   std::vector<std::pair<std::string, std::vector<size_t>>> frontier_by_strategy;
   std::optional<size_t> best;      // the best point SGLang can run within the target
   std::optional<size_t> best_any;  // the best within the target of all, when not `best`
   std::optional<size_t> fastest;   // lowest latency of all that ran (when nothing meets it)
   SglangLaunch launch;             // for `best`
+  // No `best`: the smallest GPU count (one EP group of that size) whose best point SGLang runs
+  // within the target, and that point; `suggest_limit` is the largest count tried.
+  struct Suggestion {
+    int gpus = 0;
+    PlanPoint point;
+  };
+  std::optional<Suggestion> suggestion;
+  int suggest_limit = 0;
   int simulated = 0, no_fit = 0, sglang_limit = 0, invalid = 0;
   // The points that do not fit by the limit they break: weights, kv_pool, transient.
   std::map<std::string, int> no_fit_by;
@@ -103,10 +119,16 @@ struct PlanResult {
 PlanResult run_plan(const PlanRequest& r);
 
 // The search grid's defaults (documented in the README): batch sizes per GPU by phase, EP sizes
-// that divide the GPUs and span whole nodes (or all the GPUs), redundant experts that let EP
-// divide the physical experts.
+// that divide the GPUs and step by whole hosts inside an NVLink domain (GB200 NVL72: 4, 8, 12,
+// ..., 72), by whole domains beyond it (or all the GPUs when they are fewer than a host),
+// redundant experts that let EP divide the physical experts. gpus_per_host 0: the domain.
 std::vector<long long> default_plan_tokens(Phase phase);
-std::vector<int> plan_eps(int gpus, int gpus_per_node);
+std::vector<int> plan_eps(int gpus, int gpus_per_node, int gpus_per_host = 0);
+// The EP sizes above `gpus` that the suggestion for an infeasible request tries, smallest first:
+// whole hosts up to the domain, then whole domains, up to `limit` GPUs.
+std::vector<int> larger_eps(int gpus, int gpus_per_node, int gpus_per_host, int limit);
+// SGLang's --nnodes for an instance of `ep` GPUs: the hosts it spans (1 when it fits one host).
+int sglang_nnodes(int ep, int gpus_per_host);
 // The fewest redundant experts >= 0 that make EP divide routed + redundant.
 int min_redundant_experts(int routed_experts, int ep);
 

@@ -1,5 +1,8 @@
 // The plan's SVG chart: tokens/s per GPU against latency, each strategy's Pareto frontier as a
-// line over its points, the latency target as a dashed line and the chosen point labelled.
+// line over its points in the strategy's own style (strategy_style: keyed by name, the same on
+// every chart), the latency target in black dash-dot (no strategy's style) labelled at its top,
+// the chosen point labelled, and the legend outside the plot: SGLang's strategies, then the
+// ones it does not ship (thinner lines, hollow markers).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,13 +10,11 @@
 #include <limits>
 
 #include "app/plan/plan.hpp"
+#include "app/strategy/strategy_style.hpp"
 #include "sim/io/svg_parts.hpp"
 
 namespace ovs {
 namespace {
-
-constexpr const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                    "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
 
 std::string point_label(const PlanResult& r, const PlanPoint& p) {
   return fmt::format("{}, {} {}/GPU, EP {}{}", p.strategy, p.tokens_per_gpu,
@@ -42,16 +43,26 @@ std::string plan_chart_svg(const PlanResult& r) {
           : fmt::format("time to first token, TTFT, of a {}-token prompt (ms)", r.request.context);
   const std::string y_label = decode ? "output tokens/s per GPU" : "prompt tokens/s per GPU";
 
-  // Legend entries and their measured width.
-  std::vector<std::string> legend;
-  for (const auto& [name, idx] : r.frontier_by_strategy) {
-    bool deployable = false;
-    for (const auto& p : r.points)
-      if (p.strategy == name) deployable = deployable || p.deployable;
-    legend.push_back(deployable ? name : name + " (not in SGLang)");
-  }
+  // The strategies in legend order: SGLang's first, then the ones it does not ship.
+  struct Series {
+    std::string name;
+    const std::vector<size_t>* frontier;
+    bool deployable;
+    SeriesStyle style;
+  };
+  std::vector<Series> series;
+  for (int pass = 0; pass < 2; ++pass)
+    for (const auto& [name, idx] : r.frontier_by_strategy) {
+      bool deployable = false;
+      for (const auto& p : r.points)
+        if (p.strategy == name) deployable = deployable || p.deployable;
+      if (deployable == (pass == 0))
+        series.push_back({name, &idx, deployable, strategy_style(name)});
+    }
+  const std::string beyond_heading = "not shipped by SGLang:";
   double legend_w = svg::text_width_px(fmt::format("{} target {:g} ms", metric, target));
-  for (const auto& l : legend) legend_w = std::max(legend_w, svg::text_width_px(l));
+  legend_w = std::max(legend_w, svg::text_width_px(beyond_heading));
+  for (const auto& sr : series) legend_w = std::max(legend_w, svg::text_width_px(sr.name));
   legend_w = std::max(legend_w, svg::text_width_px("best within the target"));
   const int L = 80, T = 62, B = 58, plot_w = 620, plot_h = 400;
   const int R = 46 + static_cast<int>(legend_w) + 12;
@@ -114,35 +125,47 @@ std::string plan_chart_svg(const PlanResult& r) {
       "{0})\">{1}</text>\n",
       T + plot_h / 2, svg::escape(y_label));
 
-  // The target.
+  // The target, labelled at its top inside the plot.
   s += fmt::format(
-      "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#c00\" "
-      "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
-      px(target), T, T + plot_h);
+      "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"{3}\" "
+      "stroke-width=\"1.5\" stroke-dasharray=\"{4}\"/>\n",
+      px(target), T, T + plot_h, kTargetColor, kTargetDash);
+  {
+    const std::string text = fmt::format("{} {:g} ms", metric, target);
+    const bool left = px(target) + 6 + svg::text_width_px(text, 11) > plot_right;
+    s += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"{}\" font-size=\"11\" stroke=\"white\" "
+        "stroke-width=\"3\" paint-order=\"stroke\">{}</text>\n",
+        left ? px(target) - 5 : px(target) + 5, T + 13, left ? "end" : "start", svg::escape(text));
+  }
 
-  // Strategies: faint points, then the frontier line.
-  for (size_t k = 0; k < r.frontier_by_strategy.size(); ++k) {
-    const auto& [name, idx] = r.frontier_by_strategy[k];
-    const char* color = kPalette[k % 10];
+  // Strategies, the ones SGLang does not ship first (under), SGLang's on top: faint points, then
+  // the frontier line.
+  for (size_t n = series.size(); n-- > 0;) {
+    const Series& sr = series[n];
+    const std::string& color = sr.style.color;
     for (const auto& p : r.points)
-      if (p.excluded.empty() && p.strategy == name)
+      if (p.excluded.empty() && p.strategy == sr.name)
         s += fmt::format(
             "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\" fill-opacity=\"0.3\"/>\n",
             px(p.latency_ms), py(p.tokens_per_s_per_gpu), color);
-    const bool deployable = legend[k].find("(not in SGLang)") == std::string::npos;
     std::string poly;
-    for (size_t i : idx)
+    for (size_t i : *sr.frontier)
       poly += fmt::format("{:.1f},{:.1f} ", px(r.points[i].latency_ms),
                           py(r.points[i].tokens_per_s_per_gpu));
-    s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} points=\"{}\"/>\n",
-                     color, deployable ? "" : " stroke-dasharray=\"5 3\"", poly);
-    for (size_t i : idx) {
+    s += fmt::format(
+        "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} points=\"{}\"><title>{}"
+        "</title></polyline>\n",
+        color, sr.deployable ? "2.5" : "1.5", dash_attribute(sr.style), poly, svg::escape(sr.name));
+    for (size_t i : *sr.frontier) {
       const PlanPoint& p = r.points[i];
       s += fmt::format(
-          "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"><title>{}: {:.2f} ms, {:.0f} "
+          "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" {}><title>{}: {:.2f} ms, {:.0f} "
           "tokens/s per GPU</title></circle>\n",
-          px(p.latency_ms), py(p.tokens_per_s_per_gpu), color, svg::escape(point_label(r, p)),
-          p.latency_ms, p.tokens_per_s_per_gpu);
+          px(p.latency_ms), py(p.tokens_per_s_per_gpu),
+          sr.deployable ? fmt::format("fill=\"{}\"", color)
+                        : fmt::format("fill=\"white\" stroke=\"{}\" stroke-width=\"1.5\"", color),
+          svg::escape(point_label(r, p)), p.latency_ms, p.tokens_per_s_per_gpu);
     }
   }
 
@@ -164,21 +187,31 @@ std::string plan_chart_svg(const PlanResult& r) {
         left ? bx - 10 : bx + 10, ty, left ? "end" : "start", svg::escape(text));
   }
 
-  // Legend, sized to its longest entry.
+  // Legend outside the plot, sized to its longest entry: SGLang's strategies, then the others
+  // under a heading.
   int ly = T + 14;
   const int lx = plot_right + 14;
-  for (size_t k = 0; k < legend.size(); ++k, ly += 20) {
-    const bool deployable = legend[k].find("(not in SGLang)") == std::string::npos;
+  for (size_t k = 0; k < series.size(); ++k, ly += 20) {
+    const Series& sr = series[k];
+    if (!sr.deployable && (k == 0 || series[k - 1].deployable)) {
+      s += fmt::format("<text x=\"{}\" y=\"{}\" font-style=\"italic\" fill=\"#444\">{}</text>\n",
+                       lx, ly + 8, svg::escape(beyond_heading));
+      ly += 24;
+    }
     s += fmt::format(
-        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"3\"{}/>\n", lx,
-        ly, lx + 24, ly, kPalette[k % 10], deployable ? "" : " stroke-dasharray=\"5 3\"");
-    s +=
-        fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", lx + 32, ly + 4, svg::escape(legend[k]));
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"{}\"{}/>\n", lx,
+        ly, lx + 24, ly, sr.style.color, sr.deployable ? 3 : 2, dash_attribute(sr.style));
+    if (!sr.deployable)
+      s += fmt::format(
+          "<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"white\" stroke=\"{}\" "
+          "stroke-width=\"1.5\"/>\n",
+          lx + 12, ly, sr.style.color);
+    s += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", lx + 32, ly + 4, svg::escape(sr.name));
   }
   s += fmt::format(
-      "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"1.5\" "
-      "stroke-dasharray=\"6 4\"/>\n<text x=\"{}\" y=\"{}\">{} target {:g} ms</text>\n",
-      lx, ly, lx + 24, ly, lx + 32, ly + 4, metric, target);
+      "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"1.5\" "
+      "stroke-dasharray=\"{}\"/>\n<text x=\"{}\" y=\"{}\">{} target {:g} ms</text>\n",
+      lx, ly, lx + 24, ly, kTargetColor, kTargetDash, lx + 32, ly + 4, metric, target);
   ly += 20;
   if (r.best)
     s += fmt::format(

@@ -14,16 +14,37 @@ std::vector<long long> default_plan_tokens(Phase phase) {
   return {512, 1024, 2048, 4096, 8192, 12288, 16384, 24576, 32768};
 }
 
-std::vector<int> plan_eps(int gpus, int gpus_per_node) {
+std::vector<int> plan_eps(int gpus, int gpus_per_node, int gpus_per_host) {
   // One EP group is one SGLang instance (DP attention and EP over the same GPUs); the GPUs hold
-  // gpus / EP instances. A group spans whole nodes, or all the GPUs when they are fewer.
+  // gpus / EP instances. A group is whole hosts (SGLang's nodes): inside an NVLink domain any
+  // number of them that tiles the domain, so no instance straddles two domains (or any that
+  // divides the GPUs when they are one domain or less: GB200's published EP 48 on 48 GPUs);
+  // beyond a domain, whole domains. All the GPUs when they are fewer than a host.
+  const int host = gpus_per_host > 0 ? gpus_per_host : gpus_per_node;
   std::vector<int> out;
   for (int ep = 1; ep <= gpus; ++ep) {
     if (gpus % ep != 0) continue;
-    const bool whole_nodes = ep % gpus_per_node == 0;
-    if (whole_nodes || ep == gpus) out.push_back(ep);
+    const bool whole_hosts = ep % host == 0;
+    const bool in_domain =
+        ep <= gpus_per_node && (gpus <= gpus_per_node || gpus_per_node % ep == 0);
+    const bool whole_domains = ep % gpus_per_node == 0;
+    if ((whole_hosts && (in_domain || whole_domains)) || ep == gpus) out.push_back(ep);
   }
   return out;
+}
+
+std::vector<int> larger_eps(int gpus, int gpus_per_node, int gpus_per_host, int limit) {
+  // gpus_per_host divides gpus_per_node (the profile and run_plan check it), so the host steps
+  // land on the domain, then the steps are whole domains.
+  const int host = gpus_per_host > 0 ? gpus_per_host : gpus_per_node;
+  std::vector<int> out;
+  for (int ep = host; ep <= limit; ep += ep < gpus_per_node ? host : gpus_per_node)
+    if (ep > gpus) out.push_back(ep);
+  return out;
+}
+
+int sglang_nnodes(int ep, int gpus_per_host) {
+  return gpus_per_host <= 0 || ep <= gpus_per_host ? 1 : (ep + gpus_per_host - 1) / gpus_per_host;
 }
 
 int min_redundant_experts(int routed_experts, int ep) {

@@ -60,6 +60,46 @@ std::string no_fit_words(const PlanResult& r) {
   return " (" + yaml::join(parts) + ")";
 }
 
+// Where the request cannot be met: the smallest GPU count that would meet it, or how far the
+// search went.
+std::string suggestion_words(const PlanResult& r) {
+  if (r.suggestion) {
+    const PlanPoint& p = r.suggestion->point;
+    return fmt::format(
+        "smallest deployment that fits and meets {} <= {:g} ms: {} GPUs ({} host(s) of {}), {}: "
+        "{:.2f} ms, {:.0f} tokens/s per GPU (overlapsim plan --gpus {} with the same flags)\n",
+        latency_name(r), r.request.target_ms, r.suggestion->gpus,
+        sglang_nnodes(r.suggestion->gpus, r.request.gpus_per_host), r.request.gpus_per_host,
+        point_words(r, p), p.latency_ms, p.tokens_per_s_per_gpu, r.suggestion->gpus);
+  }
+  if (r.suggest_limit > 0)
+    return fmt::format(
+        "no GPU count up to {} ({} NVLink domains of {}) fits and meets {} <= {:g} ms with these "
+        "strategies and batches\n",
+        r.suggest_limit, r.suggest_limit / r.request.gpus_per_node, r.request.gpus_per_node,
+        latency_name(r), r.request.target_ms);
+  return {};
+}
+
+void write_frontier_rows(std::ostream& out, const PlanResult& r, const std::vector<size_t>& rows) {
+  if (rows.empty()) {
+    out << "  (no point ran)\n";
+    return;
+  }
+  out << fmt::format("  {:<26} {:>8} {:>4} {:>9} {:>4} {:>9} {:>13} {:>7}  {}\n", "strategy",
+                     decode(r) ? "req/GPU" : "tok/GPU", "EP", "redundant", "MTP",
+                     fmt::format("{} ms", latency_name(r)), "tokens/s/GPU", "HBM GB", "target");
+  for (size_t i : rows) {
+    const PlanPoint& p = r.points[i];
+    out << fmt::format(
+        "  {:<26} {:>8} {:>4} {:>9} {:>4} {:>9.2f} {:>13.0f} {:>7.1f}  {}{}{}\n", p.strategy,
+        p.tokens_per_gpu, p.ep, p.redundant_experts, p.mtp ? "on" : "off", p.latency_ms,
+        p.tokens_per_s_per_gpu, p.memory_gb, p.meets_target ? "meets" : "misses",
+        r.best && *r.best == i ? "  <- best" : "",
+        p.memory_tight ? fmt::format("  tight ({})", p.memory_limited_by) : std::string());
+  }
+}
+
 }  // namespace
 
 void write_plan_json(std::ostream& out, const PlanResult& r) {
@@ -70,6 +110,7 @@ void write_plan_json(std::ostream& out, const PlanResult& r) {
   j["phase"] = decode(r) ? "decode" : "prefill";
   j["gpus"] = q.gpus;
   j["gpus_per_node"] = q.gpus_per_node;
+  j["gpus_per_host"] = q.gpus_per_host;
   j["target"] = Json{{"metric", decode(r) ? "tpot" : "ttft"}, {"ms", q.target_ms}};
   j[decode(r) ? "context" : "prompt_len"] = q.context;
   j["mtp_acceptance"] = r.mtp_acceptance > 0 ? Json(r.mtp_acceptance) : Json(nullptr);
@@ -85,6 +126,11 @@ void write_plan_json(std::ostream& out, const PlanResult& r) {
   Json frontier = Json::array();
   for (size_t i : r.frontier) frontier.push_back(point_json(r.points[i]));
   j["frontier"] = frontier;
+  Json sglang = Json::array(), beyond = Json::array();
+  for (size_t i : r.sglang_frontier) sglang.push_back(point_json(r.points[i]));
+  for (size_t i : r.beyond_sglang) beyond.push_back(point_json(r.points[i]));
+  j["sglang_frontier"] = sglang;
+  j["beyond_sglang"] = beyond;
   Json by = Json::object();
   for (const auto& [name, idx] : r.frontier_by_strategy) {
     Json a = Json::array();
@@ -103,16 +149,24 @@ void write_plan_json(std::ostream& out, const PlanResult& r) {
   }
   j["best_not_in_sglang"] = r.best_any ? point_json(r.points[*r.best_any]) : Json(nullptr);
   j["fastest"] = r.fastest ? point_json(r.points[*r.fastest]) : Json(nullptr);
+  if (r.suggestion) {
+    Json s = point_json(r.suggestion->point);
+    s["gpus"] = r.suggestion->gpus;
+    j["smallest_gpus_that_meet_target"] = s;
+  } else {
+    j["smallest_gpus_that_meet_target"] = nullptr;
+  }
   j["notes"] = r.notes;
   out << j.dump(2) << "\n";
 }
 
 void write_plan_table(std::ostream& out, const PlanResult& r) {
   const PlanRequest& q = r.request;
-  out << fmt::format("plan: {} {} on {} x {} ({} per node), {} target {:g} ms, {} {}\n", r.model,
-                     decode(r) ? "decode" : "prefill", q.gpus, r.hw, q.gpus_per_node,
-                     latency_name(r), q.target_ms, decode(r) ? "context" : "prompt length",
-                     q.context);
+  out << fmt::format(
+      "plan: {} {} on {} x {} ({} per NVLink domain, {} per host), {} target {:g} "
+      "ms, {} {}\n",
+      r.model, decode(r) ? "decode" : "prefill", q.gpus, r.hw, q.gpus_per_node, q.gpus_per_host,
+      latency_name(r), q.target_ms, decode(r) ? "context" : "prompt length", q.context);
   std::vector<std::string> eps, toks;
   for (int e : r.eps) eps.push_back(std::to_string(e));
   for (long long t : r.tokens) toks.push_back(std::to_string(t));
@@ -123,19 +177,15 @@ void write_plan_table(std::ostream& out, const PlanResult& r) {
       r.mtp_acceptance > 0 ? (q.mtp == "on" ? "on" : "off/on") : "off", r.strategies.size(),
       r.points.size(), r.simulated, r.no_fit, no_fit_words(r), r.sglang_limit, r.invalid,
       r.seconds);
-  out << fmt::format("\nPareto frontier: tokens/s per GPU against {} (dominated points left out)\n",
-                     latency_name(r));
-  out << fmt::format("  {:<26} {:>8} {:>4} {:>9} {:>4} {:>9} {:>13} {:>7}  {}\n", "strategy",
-                     decode(r) ? "req/GPU" : "tok/GPU", "EP", "redundant", "MTP",
-                     fmt::format("{} ms", latency_name(r)), "tokens/s/GPU", "HBM GB", "target");
-  for (size_t i : r.frontier) {
-    const PlanPoint& p = r.points[i];
-    out << fmt::format(
-        "  {:<26} {:>8} {:>4} {:>9} {:>4} {:>9.2f} {:>13.0f} {:>7.1f}  {}{}{}\n", p.strategy,
-        p.tokens_per_gpu, p.ep, p.redundant_experts, p.mtp ? "on" : "off", p.latency_ms,
-        p.tokens_per_s_per_gpu, p.memory_gb, p.meets_target ? "meets" : "misses",
-        r.best && *r.best == i ? "  <- best" : (p.deployable ? "" : "  (not SGLang)"),
-        p.memory_tight ? fmt::format("  tight ({})", p.memory_limited_by) : std::string());
+  out << fmt::format(
+      "\nPareto frontier of the strategies SGLang ships: tokens/s per GPU against {} (dominated "
+      "points left out)\n",
+      latency_name(r));
+  write_frontier_rows(out, r, r.sglang_frontier);
+  if (!r.beyond_sglang.empty()) {
+    out << "\nnot shipped by SGLang (what these strategies would do; SGLang does not run them), "
+           "where they beat the frontier above:\n";
+    write_frontier_rows(out, r, r.beyond_sglang);
   }
   out << "\n";
   if (r.best) {
@@ -163,6 +213,7 @@ void write_plan_table(std::ostream& out, const PlanResult& r) {
   } else {
     out << "no point could run (see the counts above)\n";
   }
+  if (!r.best) out << suggestion_words(r);
   if (r.best_any) {
     const PlanPoint& a = r.points[*r.best_any];
     out << fmt::format(

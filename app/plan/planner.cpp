@@ -8,6 +8,7 @@
 #include <cmath>
 #include <exception>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <thread>
 
@@ -198,6 +199,25 @@ std::vector<bool> mtp_modes(const PlanRequest& r, const ModelConfig& m, double& 
   return {false, true};
 }
 
+// The smallest larger GPU count (one EP group of that size, with the strategies, batches,
+// redundant experts and MTP of the request) whose plan has a best point SGLang runs; tried up to
+// 8 NVLink domains (64 HGX GPUs, 576 GB200s), so an impossible target stays quick.
+void suggest_gpus(const PlanRequest& req, PlanResult& res) {
+  if (!req.eps.empty()) return;  // the EP sizes were asked for: the user chose the grid
+  res.suggest_limit = 8 * req.gpus_per_node;
+  for (int ep : larger_eps(req.gpus, req.gpus_per_node, req.gpus_per_host, res.suggest_limit)) {
+    PlanRequest sub = req;
+    sub.gpus = ep;
+    sub.eps = {ep};
+    sub.suggest_gpus = false;
+    const PlanResult r = run_plan(sub);
+    if (r.best) {
+      res.suggestion = PlanResult::Suggestion{ep, r.points[*r.best]};
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 PlanResult run_plan(const PlanRequest& asked) {
@@ -209,6 +229,16 @@ PlanResult run_plan(const PlanRequest& asked) {
   // Not given: the profile's NVLink domain (8 on HGX boards, 72 in a GB200 NVL72 rack).
   PlanRequest req = asked;
   req.gpus_per_node = gpus_per_node_or_domain(hw, asked.gpus_per_node);
+  // Hosts: the profile's, unless that does not tile a smaller domain given by --gpus-per-node
+  // (then the hosts are as large as the domain allows: their common divisor).
+  if (req.gpus_per_host == 0)
+    req.gpus_per_host =
+        hw.gpus_per_host > 0 ? std::gcd(hw.gpus_per_host, req.gpus_per_node) : req.gpus_per_node;
+  if (req.gpus_per_node % req.gpus_per_host != 0)
+    throw flag_error("--gpus-per-host",
+                     fmt::format("{} GPUs per host do not tile the {}-GPU NVLink domain "
+                                 "(--gpus-per-node)",
+                                 req.gpus_per_host, req.gpus_per_node));
   res.request = req;
   res.model = model.name;
   res.hw = hw.name;
@@ -218,13 +248,16 @@ PlanResult run_plan(const PlanRequest& asked) {
   if (req.gpus % req.gpus_per_node != 0 && req.gpus > req.gpus_per_node)
     throw flag_error("--gpus", fmt::format("{} GPUs are not whole nodes of {} (--gpus-per-node)",
                                            req.gpus, req.gpus_per_node));
+  if (req.gpus % req.gpus_per_host != 0 && req.gpus > req.gpus_per_host)
+    throw flag_error("--gpus", fmt::format("{} GPUs are not whole hosts of {} (--gpus-per-host)",
+                                           req.gpus, req.gpus_per_host));
   std::vector<Strategy> strategies = candidate_strategies(req, model, res.notes);
   for (auto& s : strategies) s = for_vendor(s, hw.vendor);  // the plan this GPU's vendor runs
   for (const auto& s : strategies) res.strategies.push_back(s.name);
   res.tokens = req.tokens.empty() ? default_plan_tokens(req.phase) : req.tokens;
   std::sort(res.tokens.begin(), res.tokens.end());
   res.tokens.erase(std::unique(res.tokens.begin(), res.tokens.end()), res.tokens.end());
-  res.eps = req.eps.empty() ? plan_eps(req.gpus, req.gpus_per_node) : req.eps;
+  res.eps = req.eps.empty() ? plan_eps(req.gpus, req.gpus_per_node, req.gpus_per_host) : req.eps;
   std::sort(res.eps.begin(), res.eps.end());
   res.eps.erase(std::unique(res.eps.begin(), res.eps.end()), res.eps.end());
   for (int ep : res.eps)
@@ -302,6 +335,15 @@ PlanResult run_plan(const PlanRequest& asked) {
   };
   res.frontier = frontier_of(ran);
   for (size_t i : res.frontier) res.points[i].on_frontier = true;
+  // The table: SGLang's frontier (the best point SGLang runs is on it: a point that dominated it
+  // would run in SGLang, meet the target and be chosen instead), then the others' points that
+  // beat it.
+  std::vector<size_t> deployable;
+  for (size_t i : ran)
+    if (res.points[i].deployable) deployable.push_back(i);
+  res.sglang_frontier = frontier_of(deployable);
+  for (size_t i : res.frontier)
+    if (!res.points[i].deployable) res.beyond_sglang.push_back(i);
   for (const auto& s : strategies) {
     std::vector<size_t> idx;
     for (size_t i : ran)
@@ -332,6 +374,7 @@ PlanResult run_plan(const PlanRequest& asked) {
     for (size_t i : ran)
       if (!res.fastest || res.points[i].latency_ms < res.points[*res.fastest].latency_ms)
         res.fastest = i;
+  if (!res.best && req.suggest_gpus) suggest_gpus(req, res);
 
   if (req.phase == Phase::decode)
     res.notes.push_back(

@@ -26,7 +26,20 @@ SglangLaunch sglang_launch(const PlanPoint& p, const Strategy& s, const ModelCon
         "--ep-num-redundant-experts only reserves the copies: EPLB places them (--enable-eplb "
         "to rebalance while serving, or --init-expert-location for a fixed placement)");
   }
-  if (p.ep > r.gpus_per_node) flag(fmt::format("--nnodes {}", p.ep / r.gpus_per_node));
+  // SGLang counts hosts, not NVLink domains: a GB200 NVL72 host carries 4 of the rack's 72 GPUs.
+  // A request not resolved by run_plan (gpus_per_host 0): the profile's hosts.
+  const int host = r.gpus_per_host > 0    ? r.gpus_per_host
+                   : hw.gpus_per_host > 0 ? hw.gpus_per_host
+                                          : r.gpus_per_node;
+  const int nnodes = sglang_nnodes(p.ep, host);
+  if (nnodes > 1) {
+    flag(fmt::format("--nnodes {}", nnodes));
+    if (p.ep % host != 0)
+      l.notes.push_back(fmt::format(
+          "EP {} is not whole hosts of {} GPUs: SGLang puts --tp-size / --nnodes GPUs on each "
+          "host, so the hosts must run fewer GPUs each",
+          p.ep, host));
+  }
   flag(std::string("--disaggregation-mode ") + (decode ? "decode" : "prefill"));
   for (const auto& f : s.sglang.flags) flag(f);
   for (const auto& e : s.sglang.env) l.env.push_back(e);
@@ -119,9 +132,10 @@ SglangLaunch sglang_launch(const PlanPoint& p, const Strategy& s, const ModelCon
     l.notes.push_back(s.sglang.note.empty() ? "'" + s.name + "': " + s.sglang.source
                                             : s.sglang.note);
   l.notes.push_back(
-      fmt::format("one instance per {} GPUs ({} instance(s) on {} GPUs); add --model-path for {}, "
-                  "--trust-remote-code, --node-rank and --dist-init-addr for your cluster",
-                  p.ep, r.gpus / p.ep, r.gpus, m.name));
+      fmt::format("one instance per {} GPUs ({} instance(s) on {} GPUs, {} GPUs per host); add "
+                  "--model-path for {}, --trust-remote-code, --node-rank and --dist-init-addr "
+                  "for your cluster",
+                  p.ep, r.gpus / p.ep, r.gpus, host, m.name));
   return l;
 }
 

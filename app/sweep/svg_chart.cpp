@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 
+#include "app/strategy/strategy_style.hpp"
 #include "app/sweep/axis_ticks.hpp"
 #include "sim/io/svg_parts.hpp"
 
@@ -17,9 +18,6 @@ std::string xml_escape(const std::string& s) {
 }
 
 namespace {
-
-constexpr const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
-                                    "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
 std::string svg_open(int w, int h) {
   return svg::open(w, h);
@@ -90,7 +88,7 @@ std::string render_line_chart(const LineChart& c) {
   const bool band = !c.best.empty();
   auto color_of = [&](const std::string& name) -> std::string {
     for (size_t i = 0; i < c.series.size(); ++i)
-      if (c.series[i].name == name) return kPalette[i % 8];
+      if (c.series[i].name == name) return strategy_style(name).color;
     return name == c.band_baseline ? kBaselineColor : kNothingFitsColor;
   };
   bool any_no_fit = false;
@@ -104,8 +102,9 @@ std::string render_line_chart(const LineChart& c) {
        label(c.reference_y) + " = break-even"});
   for (size_t i = 0; i < c.series.size(); ++i)
     legend.push_back({fmt::format("<line x1=\"0\" y1=\"0\" x2=\"20\" y2=\"0\" stroke=\"{}\" "
-                                  "stroke-width=\"3\"/>",
-                                  kPalette[i % 8]),
+                                  "stroke-width=\"3\"{}/>",
+                                  strategy_style(c.series[i].name).color,
+                                  dash_attribute(strategy_style(c.series[i].name))),
                       c.series[i].name});
   if (any_no_fit)
     legend.push_back(
@@ -209,11 +208,13 @@ std::string render_line_chart(const LineChart& c) {
   for (size_t i = 0; i < c.series.size(); ++i) {
     auto pts = c.series[i].points;
     std::sort(pts.begin(), pts.end());
-    const char* color = kPalette[i % 8];
+    // Each strategy in its own style, keyed by its name (the same as on plan's chart).
+    const SeriesStyle style = strategy_style(c.series[i].name);
+    const std::string& color = style.color;
     std::string poly;
     for (const auto& [x, y] : pts) poly += fmt::format("{:.1f},{:.1f} ", px(x), py(y));
-    s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n",
-                     color, poly);
+    s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} points=\"{}\"/>\n",
+                     color, dash_attribute(style), poly);
     for (const auto& [x, y] : pts)
       s += fmt::format(
           "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: {} -> "

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/io/data_paths.hpp"
@@ -212,8 +214,8 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
   SourcedReader num(p);
   yaml::Map m(root, {"name", "description", "aliases", "vendor", "arch", "sm_count", "sm",
                      "boost_clock_mhz", "sustained_clock_mhz", "tensor_peak_tflops",
-                     "cuda_core_peak_tflops", "hbm", "l2", "links", "nvlink_domain_gpus", "host",
-                     "kernels", "memory"});
+                     "cuda_core_peak_tflops", "hbm", "l2", "links", "nvlink_domain_gpus",
+                     "gpus_per_host", "host", "kernels", "memory"});
   p.name = m.required("name").str();
   if (auto d = m.optional("description")) p.description = d->str();
   if (auto a = m.optional("aliases"))
@@ -293,6 +295,17 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
     p.nvlink_domain_gpus = static_cast<int>(gpus);
     if (double(p.nvlink_domain_gpus) != gpus)
       m.required("nvlink_domain_gpus").fail("must be a whole number of GPUs");
+    // GPUs one host (one OS, one SGLang node) carries: 8 on an HGX board, the NVLink domain;
+    // 4 in a GB200 NVL72 compute tray, 18 of them in one 72-GPU NVLink domain.
+    const double host = num.read(m, "gpus_per_host", {1, 1 << 16});
+    p.gpus_per_host = static_cast<int>(host);
+    if (double(p.gpus_per_host) != host)
+      m.required("gpus_per_host").fail("must be a whole number of GPUs");
+    if (p.nvlink_domain_gpus % p.gpus_per_host != 0)
+      m.required("gpus_per_host")
+          .fail(fmt::format("{} GPUs per host do not tile the {}-GPU NVLink domain "
+                            "(nvlink_domain_gpus)",
+                            p.gpus_per_host, p.nvlink_domain_gpus));
   }
   {
     yaml::Map h(m.required("host"),

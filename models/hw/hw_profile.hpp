@@ -38,6 +38,10 @@ struct HwProfile {
   // default GPUs per node of a workload; an EP group inside it never touches RDMA. 0 = not given
   // (programs with inline hardware); a profile with cost models must give it.
   int nvlink_domain_gpus = 0;
+  // GPUs one host carries (SGLang's --nnodes counts hosts): 8 on an HGX board, where the host is
+  // the NVLink domain; 4 in a GB200 NVL72 compute tray, 18 hosts in one 72-GPU domain. Divides
+  // nvlink_domain_gpus; given with it (0 only where nvlink_domain_gpus is).
+  int gpus_per_host = 0;
   KernelParams kernels;  // cost-model parameters
   // Of each kernel's fixed latency, the part a profiler shows as the gap between the previous
   // kernel's end and its start on a stream (the front end dispatching the next grid), eagerly
