@@ -59,4 +59,9 @@ TEST_CASE("a single-strategy verdict ends with the alternatives and the plan com
   CHECK(r.out.find("Best at this point:") != std::string::npos);
   CHECK(r.out.find("overlapsim plan --model deepseek-v3 --hw h800-sxm --phase decode --gpus 32 "
                    "--context 4096") != std::string::npos);
+  // --no-alternatives runs the named strategy alone.
+  const auto alone = nlohmann::json::parse(
+      cli(v3_decode({"--json", "--strategy", "tbo-decode", "--no-alternatives"})).out);
+  CHECK(!alone.contains("sglang_alternatives"));
+  CHECK(alone["strategy"] == "tbo-decode");
 }

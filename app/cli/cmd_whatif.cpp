@@ -26,6 +26,7 @@ struct WhatIfOptions {
   std::string trace;
   bool no_cache = false;
   bool no_fast_forward = false;
+  bool no_alternatives = false;
 };
 
 int run(const WhatIfOptions& o, CliContext& ctx) {
@@ -34,7 +35,7 @@ int run(const WhatIfOptions& o, CliContext& ctx) {
   r.hw = o.hw;
   r.strategy = o.strategy;
   r.baseline = o.baseline;
-  r.alternatives = true;
+  r.alternatives = !o.no_alternatives;
   r.workload = resolve_workload(o.workload, RequestSource{});
   std::unique_ptr<TraceFile> trace;
   if (!o.trace.empty()) trace = std::make_unique<TraceFile>(o.trace);
@@ -153,6 +154,9 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
                   "of the strategies SGLang runs for the phase at this point)");
   cmd->add_option("--baseline", o->baseline, "Strategy to compare against")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print one JSON object");
+  cmd->add_flag("--no-alternatives", o->no_alternatives,
+                "With --strategy: do not also run SGLang's other strategies for the phase "
+                "(faster)");
   cmd->add_flag("--explain", o->explain,
                 "Also explain: the critical path by op, communication exposed per op, resource use "
                 "per stage");
