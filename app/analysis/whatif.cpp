@@ -409,7 +409,7 @@ std::vector<WhatIfResult::Alternative> sglang_alternatives(WhatIfSession& sessio
   const HwProfile& hw = session.hw();
   for (const auto& name : shipped_names(strategy_folder(session.model().family))) {
     const Strategy s = for_vendor(load_strategy(name, session.model().family), hw.vendor);
-    if (s.name == base_s.name || !s.plan_of.empty() && s.plan_of == base_s.name) continue;
+    if (s.name == base_s.name || (!s.plan_of.empty() && s.plan_of == base_s.name)) continue;
     if (!s.sglang.given || !s.sglang.runs_in_sglang()) continue;
     if (!sglang_gate(s, session.workload_for(s), hw).empty()) continue;
     const WhatIfResult r = session.compare(base_s, s, nullptr);
