@@ -23,14 +23,7 @@ using Json = nlohmann::json;
 namespace {
 
 fs::path tmp(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "overlapsim-tests" / "plan-hosts";
-  fs::create_directories(dir);
-  return dir / name;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  return scratch_path("plan-hosts", name);
 }
 
 // The flag "--nnodes N" among the best point's SGLang flags; 1 when absent (SGLang's default).
@@ -232,7 +225,7 @@ TEST_CASE("a strategy's chart style is keyed by its name: the same on every char
                              "--tpot-ms", "50", "--tokens-per-gpu", "8,64", "--mtp", "off",
                              "--strategies", strategies, "--chart", svg.string(), "-j", "2"});
     REQUIRE(r.code == 0);
-    return slurp(svg);
+    return file_bytes(svg);
   };
   const std::string a = chart("sbo,no-overlap", "order-a.svg");
   const std::string b = chart("tbo-decode,no-overlap,sbo", "order-b.svg");

@@ -161,7 +161,6 @@ std::optional<double> number_of(const std::string& s) {
 
 std::string parse_length_spec_into(const std::string& text, bool list_allowed, LengthSpec& out) {
   out = LengthSpec{};
-  out.text = text;
   const size_t colon = text.find(':');
   if (colon == std::string::npos) {
     for (const auto& item : split(text, ',')) {

@@ -31,8 +31,6 @@ struct LengthSpec {
   enum class Kind { list, fixed, uniform, normal, lognormal, file } kind = Kind::list;
   std::vector<std::int64_t> values;  // list, file (and fixed: one value)
   double a = 0, b = 0;               // uniform: bounds; normal, lognormal: mean, SD
-  std::string text;                  // as the user wrote it
-  bool drawn() const { return kind != Kind::list; }
 };
 
 // Parses `text` for the field `field` (an error names it): a list when `list_allowed` (else a

@@ -63,9 +63,6 @@ Json stats_json(const ProgramStats& s) {
               {"kernel_time_alone_us", solo},
               {"memory", memory_json(s.memory)}};
 }
-}  // namespace
-
-namespace {
 
 // One line on SGLang's strategies at this point and the plan command for the deployment question.
 void write_alternatives(std::ostream& out, const WhatIfResult& r) {
