@@ -2,28 +2,47 @@
 # Builds overlapsim's CUDA microbenchmarks, runs the whole suite on this machine's GPU, then fits
 # a hardware profile to the results.
 #
-#   bash calibrate/run-on-gpu.sh [--quick] [--base PROFILE]     (from the repository root, or anywhere)
+#   bash calibrate/run-on-gpu.sh [--quick] [--base PROFILE] [--only FAMILIES]
+#                                (from the repository root, or anywhere)
 #
 # Writes calibrate/data/<gpu-name>-<UTC time>/: <family>.csv and <family>.log for launch, hbm,
 # l2, gemm and concurrency, nvidia-smi.txt, and - when overlapsim itself builds here -
 # fitted-profile.yaml (overlapsim calibrate --bench <that folder> --base PROFILE), fit-report.txt
 # and validate-{base,fitted}.txt (overlapsim validate <that folder> with each profile).
 # PROFILE defaults to the shipped profile of this GPU (h200-sxm, h100-sxm, h800-sxm, b200; else
-# h200-sxm). --quick takes 5 repetitions per point instead of 20. Needs CMake, Ninja, a C++20
+# h200-sxm). --quick takes 5 repetitions per point instead of 20. --only runs some families
+# (comma-separated: launch, hbm, l2, gemm, concurrency, layer). The layer family runs the bench
+# plans shipped for PROFILE in calibrate/layer-plans/PROFILE/ (scripts/export-layer-plans.sh wrote
+# them with `overlapsim whatif --export-layers`: DeepSeek-V3 layers, serial, two-batch overlap and
+# single-batch overlap at a few decode and prefill batches) into <folder>/layer/, with the plans
+# and programs beside its layer.csv, and `overlapsim validate <folder>/layer` compares them with
+# the engine (validate-layer.txt). Needs CMake, Ninja, a C++20
 # compiler and the CUDA Toolkit, no network; overlapsim's own libraries (scripts/install-deps.sh)
 # only for the fit. Family timeouts are cut so that all end within 7 minutes of the start (build
 # included); the fit takes seconds, so the whole run ends within 8.
 set -euo pipefail
 
-usage="usage: bash calibrate/run-on-gpu.sh [--quick] [--base PROFILE]"
+usage="usage: bash calibrate/run-on-gpu.sh [--quick] [--base PROFILE] [--only FAMILIES]"
 quick=()
 base=""
+families=(launch hbm l2 gemm concurrency layer)
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=(--quick) ;;
     --base)
       [ $# -ge 2 ] || { echo "run-on-gpu.sh: --base needs a profile name or path ($usage)" >&2; exit 2; }
       base="$2"
+      shift
+      ;;
+    --only)
+      [ $# -ge 2 ] || { echo "run-on-gpu.sh: --only needs families ($usage)" >&2; exit 2; }
+      IFS=, read -r -a families <<< "$2"
+      for family in "${families[@]}"; do
+        case "$family" in
+          launch | hbm | l2 | gemm | concurrency | layer) ;;
+          *) echo "run-on-gpu.sh: --only: unknown family '$family' ($usage)" >&2; exit 2 ;;
+        esac
+      done
       shift
       ;;
     -h | --help)
@@ -115,7 +134,8 @@ nvidia-smi -q > "$out_dir/nvidia-smi.txt" 2>&1 || true
 echo "== $gpu_name -> $out_dir"
 
 failed=()
-for family in launch hbm l2 gemm concurrency; do
+plans_dir="$repo_root/calibrate/layer-plans/$base"
+for family in "${families[@]}"; do
   left=$((deadline_s - SECONDS))
   if [ "$left" -lt 20 ]; then
     failed+=("$family")
@@ -124,6 +144,21 @@ for family in launch hbm l2 gemm concurrency; do
   fi
   limit=$((left < 300 ? left : 300))
   echo "== $family (at most ${limit} s)"
+  if [ "$family" = layer ]; then
+    if [ ! -d "$plans_dir" ]; then
+      failed+=(layer)
+      echo "run-on-gpu.sh: layer: no plans for $base in $plans_dir (scripts/export-layer-plans.sh)" >&2
+      continue
+    fi
+    mkdir -p "$out_dir/layer"
+    cp "$plans_dir"/*.plan "$plans_dir"/*.yaml "$out_dir/layer/"
+    if ! timeout "$limit" "$bench" --family layer --plans "$out_dir/layer" --out "$out_dir/layer" \
+      ${quick[@]+"${quick[@]}"} 2>&1 | tee "$out_dir/layer/layer.log"; then
+      failed+=(layer)
+      echo "run-on-gpu.sh: layer failed (see $out_dir/layer/layer.log)" >&2
+    fi
+    continue
+  fi
   if ! timeout "$limit" "$bench" --family "$family" --out "$out_dir" ${quick[@]+"${quick[@]}"} 2>&1 |
     tee "$out_dir/$family.log"; then
     failed+=("$family")
@@ -132,7 +167,11 @@ for family in launch hbm l2 gemm concurrency; do
 done
 
 fit_status=0
-if [ -n "$overlapsim" ]; then
+if [ -n "$overlapsim" ] && [ -f "$out_dir/layer/layer.csv" ]; then
+  echo "== overlapsim validate $out_dir/layer"
+  "$overlapsim" validate "$out_dir/layer" 2>&1 | tee "$out_dir/layer/validate-layer.txt" || fit_status=1
+fi
+if [ -n "$overlapsim" ] && ls "$out_dir"/*.csv > /dev/null 2>&1; then
   echo
   echo "== overlapsim calibrate --bench $out_dir --base $base"
   if "$overlapsim" calibrate --bench "$out_dir" --base "$base" \

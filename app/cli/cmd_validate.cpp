@@ -1,6 +1,7 @@
 // overlapsim validate DATA.csv --hw H [--json] [--all-versions]
 // overlapsim validate TRACE.json --hw H [--json] [--program OUT.yaml]
 // overlapsim validate BENCH_DIR --hw H
+// overlapsim validate LAYER_RUN_DIR         (the layer benchmark's layer.csv with its plans)
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include "app/analysis/breakdown_validation.hpp"
 #include "app/cli/commands.hpp"
 #include "calibrate/fit/bench_validation.hpp"
+#include "calibrate/fit/layer_validation.hpp"
 #include "calibrate/fit/trace_validation.hpp"
 #include "calibrate/fit/validation.hpp"
 #include "calibrate/import/kineto_reader.hpp"
@@ -66,6 +68,15 @@ int run_validate_trace(const ValidateOptions& o, CliContext& ctx) {
 }
 
 int run_validate_bench(const ValidateOptions& o, CliContext& ctx) {
+  if (has_layer_runs(o.data)) {
+    // The layer benchmark's folder: each program names its own GPU profile (--hw does not apply).
+    const LayerValidation v = validate_layer_runs(o.data);
+    if (o.json)
+      ctx.out << layer_validation_json(v).dump(2) << "\n";
+    else
+      write_layer_validation(ctx.out, v);
+    return 0;
+  }
   const HwProfile hw = load_hw_profile(o.hw);
   const BenchValidation v = validate_bench(hw, read_bench_dir(o.data));
   if (o.json)

@@ -1,8 +1,12 @@
 // overlapsim whatif --model M --hw H --phase P --tokens-per-gpu N --context C --ep E --strategy S
+#include <fmt/format.h>
+
+#include <fstream>
 #include <limits>
 #include <memory>
 
 #include "app/analysis/explain.hpp"
+#include "app/analysis/layer_export.hpp"
 #include "app/analysis/whatif.hpp"
 #include "app/cli/commands.hpp"
 #include "app/cli/flag_checks.hpp"
@@ -10,6 +14,7 @@
 #include "app/cli/trace_file.hpp"
 #include "app/cli/v4_kernels_flag.hpp"
 #include "sim/core/caches.hpp"
+#include "sim/core/error.hpp"
 #include "sim/engine/fast_forward.hpp"
 
 namespace ovs {
@@ -27,7 +32,48 @@ struct WhatIfOptions {
   bool no_cache = false;
   bool no_fast_forward = false;
   bool no_alternatives = false;
+  std::string export_layers;  // path prefix
+  LayerExportRequest export_request;
 };
+
+// The what-if's point as given (CLI11's record of the options set, flags without a value),
+// without the strategy (each exported plan names its own) and the export's own options.
+std::string point_flags(const CLI::App& cmd) {
+  std::string out;
+  for (const CLI::Option* opt : cmd.get_options()) {
+    if (opt->count() == 0 || opt->get_lnames().empty()) continue;
+    const std::string& name = opt->get_lnames().front();
+    if (name == "help" || name == "strategy" || name.rfind("export-", 0) == 0) continue;
+    out += (out.empty() ? "--" : " --") + name;
+    if (opt->get_expected_max() != 0)
+      for (const std::string& v : opt->results()) out += " " + v;
+  }
+  return out;
+}
+
+void write_layer_exports(const WhatIfOptions& o, const WhatIfRequest& r,
+                         const std::string& strategy, CliContext& ctx) {
+  for (const LayerExport& e : export_whatif_layers(r, strategy, o.export_request)) {
+    const std::string stem = o.export_layers + "-" + e.plan.strategy;
+    {
+      std::ofstream yaml(stem + ".yaml");
+      if (!yaml) throw flag_error("--export-layers", "cannot write '" + stem + ".yaml'");
+      write_program_yaml(yaml, e.program, o.hw,
+                         fmt::format("layers {}..{} of `overlapsim whatif {}` ('{}'), exported for "
+                                     "the layer benchmark: `overlapsim run` predicts it",
+                                     e.plan.first_layer, e.plan.first_layer + e.plan.layers - 1,
+                                     e.plan.point, e.plan.strategy));
+    }
+    std::ofstream plan(stem + ".plan");
+    if (!plan) throw flag_error("--export-layers", "cannot write '" + stem + ".plan'");
+    bench_plan::write(plan, e.plan);
+    ctx.err << fmt::format(
+        "wrote {0}.yaml and {0}.plan: {1} kernels of layers {2}..{3}, {4:.3f} "
+        "ms predicted ({5:.3f} ms per layer)\n",
+        stem, e.plan.kernels.size(), e.plan.first_layer, e.plan.first_layer + e.plan.layers - 1,
+        e.window_us / 1000, e.window_us / 1000 / e.plan.layers);
+  }
+}
 
 int run(const WhatIfOptions& o, CliContext& ctx) {
   WhatIfRequest r;
@@ -50,6 +96,8 @@ int run(const WhatIfOptions& o, CliContext& ctx) {
   }
   const WhatIfResult res = run_whatif(r, trace.get());
   if (trace) trace->commit();
+  if (!o.export_layers.empty())
+    write_layer_exports(o, r, o.strategy.empty() ? res.overlapped.strategy : o.strategy, ctx);
   if (o.json)
     write_whatif_json(ctx.out, res);
   else
@@ -161,11 +209,23 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
                 "Also explain: the critical path by op, communication exposed per op, resource use "
                 "per stage");
   cmd->add_option("--trace", o->trace, "Write both runs to a Perfetto trace");
+  cmd->add_option("--export-layers", o->export_layers,
+                  "Write a few layers of both runs for the layer benchmark (calibrate/bench): "
+                  "PREFIX-<strategy>.yaml (an engine program; `overlapsim run` predicts it) and "
+                  "PREFIX-<strategy>.plan (what the GPU runs)");
+  cmd->add_option("--export-first-layer", o->export_request.first_layer,
+                  "First layer exported (default: the middle MoE layer)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--export-layer-count", o->export_request.layers, "Layers exported")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   cmd->add_flag("--no-cache", o->no_cache,
                 "Compute every kernel cost, layer plan and run afresh (same results, slower)");
   cmd->add_flag("--no-fast-forward", o->no_fast_forward,
                 "Simulate every period of identical layers step by step (same results, slower)");
-  cmd->callback([o, &ctx] {
+  cmd->callback([o, cmd, &ctx] {
+    o->export_request.point = point_flags(*cmd);
+    o->export_request.hardware = o->hw;
     const CachesOff off(o->no_cache);
     const FastForwardOff no_ff(o->no_fast_forward);
     ctx.exit_code = run(*o, ctx);

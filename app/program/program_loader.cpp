@@ -223,7 +223,7 @@ class Parser {
 Work parse_work(const yaml::Value& v, const Hardware& hw) {
   Map m(v, {"tensor_flops", "cuda_core_flops", "hbm_bytes", "l2_bytes", "link_bytes", "ctas",
             "ctas_per_sm", "tiles", "compute_efficiency", "fixed_latency_us", "peer_lead_us",
-            "reads", "writes"});
+            "tile_overhead_us", "tile_serial_bytes", "cta", "reads", "writes"});
   Work w;
   if (auto t = m.optional("tensor_flops")) {
     Map tm(*t, {"bf16", "fp8", "fp4"});
@@ -255,6 +255,15 @@ Work parse_work(const yaml::Value& v, const Hardware& hw) {
   if (auto f = m.optional("compute_efficiency")) w.compute_efficiency = f->number(yaml::kFraction);
   if (auto f = m.optional("fixed_latency_us")) w.fixed_latency_us = f->number(yaml::kNonNegative);
   if (auto f = m.optional("peer_lead_us")) w.peer_lead_us = f->number(yaml::kNonNegative);
+  if (auto f = m.optional("tile_overhead_us")) w.tile_overhead_us = f->number(yaml::kNonNegative);
+  if (auto f = m.optional("tile_serial_bytes")) w.tile_serial_bytes = f->number(yaml::kNonNegative);
+  if (auto c = m.optional("cta")) {
+    Map cm(*c, {"threads", "registers_per_thread", "shared_bytes"});
+    w.cta.threads = static_cast<int>(cm.required("threads").integer(1, 4096));
+    if (auto f = cm.optional("registers_per_thread"))
+      w.cta.registers_per_thread = static_cast<int>(f->integer(0, 255));
+    if (auto f = cm.optional("shared_bytes")) w.cta.shared_bytes = f->number(yaml::kNonNegative);
+  }
   if (auto f = m.optional("reads")) read_accesses(*f, w.reads);
   if (auto f = m.optional("writes")) read_accesses(*f, w.writes);
   if (w.ctas == 0 && (w.total_tensor_flops() > 0 || w.cuda_core_flops > 0))

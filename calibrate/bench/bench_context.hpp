@@ -28,3 +28,4 @@ void run_hbm_family(const BenchContext& context);
 void run_l2_family(const BenchContext& context);
 void run_launch_family(const BenchContext& context);
 void run_concurrency_family(const BenchContext& context);
+void run_layer_family(const BenchContext& context);  // the plans in --plans

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
         {"l2", run_l2_family},
         {"launch", run_launch_family},
         {"concurrency", run_concurrency_family},
+        {"layer", run_layer_family},
     };
     for (const std::string& family : context.options.families) {
       const double start_us = host_now_us();

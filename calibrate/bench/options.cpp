@@ -43,7 +43,7 @@ bool parse_families(const std::string& text, std::vector<std::string>& families,
       continue;
     }
     const auto& known = all_families();
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
+    if (name != "layer" && std::find(known.begin(), known.end(), name) == known.end()) {
       error = "unknown family '" + name + "'";
       return false;
     }
@@ -66,17 +66,20 @@ const std::vector<std::string>& all_families() {
 
 std::string usage_text() {
   return "usage: overlapsim_microbench --family F --out DIR [--quick] [--reps N] [--warmup N]\n"
-         "                             [--device N]\n"
+         "                             [--device N] [--plans PATHS]\n"
          "\n"
          "CUDA microbenchmarks that calibrate overlapsim's hardware profiles. Writes one CSV per\n"
          "family, DIR/<family>.csv, described in calibrate/README.md.\n"
          "\n"
-         "  --family F   gemm | hbm | l2 | launch | concurrency | all, or a comma-separated list\n"
+         "  --family F   gemm | hbm | l2 | launch | concurrency | all, or a comma-separated list;\n"
+         "               layer (not in all) runs the bench plans named by --plans\n"
          "  --out DIR    output directory (created if missing)\n"
          "  --quick      5 timed repetitions instead of 20, 2 warm-up runs instead of 3\n"
          "  --reps N     timed repetitions per measurement (the median is reported)\n"
          "  --warmup N   untimed runs before the repetitions\n"
          "  --device N   CUDA device index (default 0)\n"
+         "  --plans P    layer: .plan files or folders of them, comma-separated (written by\n"
+         "               overlapsim whatif --export-layers)\n"
          "  -h, --help   print this text and exit\n";
 }
 
@@ -98,7 +101,7 @@ ParseResult parse_options(int argc, char** argv) {
       continue;
     }
     const bool takes_value = arg == "--family" || arg == "--out" || arg == "--reps" ||
-                             arg == "--warmup" || arg == "--device";
+                             arg == "--warmup" || arg == "--device" || arg == "--plans";
     if (!takes_value) {
       result.error = "unknown argument '" + arg + "'";
       return result;
@@ -112,6 +115,10 @@ ParseResult parse_options(int argc, char** argv) {
       if (!parse_families(value, options.families, result.error)) return result;
     } else if (arg == "--out") {
       options.out_dir = value;
+    } else if (arg == "--plans") {
+      std::stringstream list(value);
+      for (std::string path; std::getline(list, path, ',');)
+        if (!path.empty()) options.plans.push_back(path);
     } else if (arg == "--reps") {
       if (!parse_int(value, 1, reps_override)) {
         result.error = "--reps needs an integer >= 1, got '" + value + "'";
@@ -130,6 +137,12 @@ ParseResult parse_options(int argc, char** argv) {
 
   if (options.families.empty()) {
     result.error = "--family is required";
+    return result;
+  }
+  if (std::find(options.families.begin(), options.families.end(), "layer") !=
+          options.families.end() &&
+      options.plans.empty()) {
+    result.error = "--family layer needs --plans";
     return result;
   }
   if (options.out_dir.empty()) {

@@ -12,7 +12,8 @@ struct BenchOptions {
   int reps = 20;   // timed repetitions per measurement; the CSVs report their median
   int warmup = 3;  // untimed runs before them
   int device = 0;
-  std::string command_line;  // argv joined, for the CSV headers
+  std::vector<std::string> plans;  // layer family: .plan files or folders of them
+  std::string command_line;        // argv joined, for the CSV headers
 };
 
 enum class ParseOutcome { kRun, kHelp, kError };

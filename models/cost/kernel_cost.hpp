@@ -1,6 +1,7 @@
 #pragma once
 // What a cost model returns: one kernel's Work plus the labels the reports need. The engine
 // turns the Work into time, alone (overlapsim kernel) or beside others (run, whatif).
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,19 @@ enum class KernelCategory { gemm, attention, memory, comm };
 std::string to_string(KernelCategory c);
 std::string_view category_name(KernelCategory c);
 
+// The shape a GEMM kernel was priced for (the layer benchmark runs a GEMM of it; `groups` 0 for
+// kernels that are not GEMMs). `layout`: GemmLayout as an int (gemm.hpp).
+struct GemmDims {
+  std::int64_t m = 0;  // rows per group (masked: expected rows per group)
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  int groups = 0;
+  int layout = 0;
+  Dtype dtype = Dtype::bf16;
+  double b_value_bytes = 0;  // weight bytes per value when not the dtype's (FP4 on FP8 MMA)
+  int weight_read = -1;      // the weights' index in the Work's reads (-1: not a named tensor)
+};
+
 struct KernelCost {
   std::string name;
   KernelCategory category = KernelCategory::memory;
@@ -25,6 +39,7 @@ struct KernelCost {
   double logical_bytes = 0;  // bytes as the library's own benchmark counts them
   int waves = 0;             // GEMM-like kernels: waves on the SMs the model planned for
   std::string detail;        // tile choice, routing... for the kernel command's table
+  GemmDims gemm;             // GEMMs: the shape priced
 
   KernelSpec spec(int stream = 0) const;
   // Sets every field of `k` as spec(stream) would, reusing the storage of its strings and tensor
