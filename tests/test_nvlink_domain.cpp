@@ -12,6 +12,7 @@
 #include "app/analysis/whatif.hpp"
 #include "app/sweep/sweep_point.hpp"
 #include "app/sweep/sweep_spec.hpp"
+#include "cli_json.hpp"
 #include "helpers.hpp"
 #include "models/cost/comm.hpp"
 #include "sim/core/error.hpp"
@@ -21,15 +22,6 @@ using namespace ovs;
 using namespace ovs::test;
 
 namespace {
-
-nlohmann::json whatif_json(std::vector<std::string> args) {
-  args.insert(args.begin(), "whatif");
-  args.push_back("--json");
-  const CliResult r = cli(args);
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
 
 // Bytes the forward of `strategy` puts on each link, summed over its kernels.
 std::array<double, kNumLinks> link_bytes(const std::string& model, const std::string& hw,

@@ -1,0 +1,53 @@
+#pragma once
+// Fixtures for the memory tests: model configs and hardware profiles loaded once per name,
+// decode and prefill workloads, and a memory term looked up by its name.
+#include <catch2/catch.hpp>
+#include <map>
+#include <string>
+
+#include "models/memory/memory_model.hpp"
+
+namespace ovs::test {
+
+inline const ModelConfig& model(const std::string& name) {
+  static std::map<std::string, ModelConfig> cache;
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(name, load_model_config(name)).first;
+  return it->second;
+}
+
+inline const HwProfile& gpu(const std::string& name) {
+  static std::map<std::string, HwProfile> cache;
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(name, load_hw_profile(name)).first;
+  return it->second;
+}
+
+// A workload of `tokens` per GPU in `phase`, each with `context` tokens before it, on EP `ep`.
+inline Workload workload(Phase phase, long long tokens, long long context, int ep) {
+  Workload w;
+  w.phase = phase;
+  w.tokens_per_gpu = tokens;
+  w.context = context;
+  w.ep = ep;
+  return w;
+}
+
+// `requests` decoding requests per GPU, each with `context` tokens of KV, on EP `ep`.
+inline Workload decode(long long requests, long long context, int ep) {
+  return workload(Phase::decode, requests, context, ep);
+}
+
+// `tokens` prefill tokens per GPU from prompts of `prompt` tokens, on EP `ep`.
+inline Workload prefill(long long tokens, long long prompt, int ep) {
+  return workload(Phase::prefill, tokens, prompt, ep);
+}
+
+inline const MemoryTerm& term(const MemoryUse& u, const std::string& name) {
+  for (const auto& t : u.terms)
+    if (t.name == name) return t;
+  FAIL("no term " << name);
+  return u.terms.front();
+}
+
+}  // namespace ovs::test
