@@ -6,6 +6,7 @@
 #include <string>
 
 #include "models/memory/memory_model.hpp"
+#include "whatif_fixtures.hpp"
 
 namespace ovs::test {
 
@@ -21,16 +22,6 @@ inline const HwProfile& gpu(const std::string& name) {
   auto it = cache.find(name);
   if (it == cache.end()) it = cache.emplace(name, load_hw_profile(name)).first;
   return it->second;
-}
-
-// A workload of `tokens` per GPU in `phase`, each with `context` tokens before it, on EP `ep`.
-inline Workload workload(Phase phase, long long tokens, long long context, int ep) {
-  Workload w;
-  w.phase = phase;
-  w.tokens_per_gpu = tokens;
-  w.context = context;
-  w.ep = ep;
-  return w;
 }
 
 // `requests` decoding requests per GPU, each with `context` tokens of KV, on EP `ep`.

@@ -1,0 +1,32 @@
+#pragma once
+// Fixtures for tests that run what-ifs: a workload from its four usual numbers and a request.
+#include <string>
+
+#include "app/analysis/whatif.hpp"
+#include "models/graph/workload.hpp"
+
+namespace ovs::test {
+
+// A workload of `tokens` per GPU in `phase`, each with `context` tokens before it, on EP `ep`;
+// everything else as a default Workload has it.
+inline Workload workload(Phase phase, long long tokens, long long context, int ep) {
+  Workload w;
+  w.phase = phase;
+  w.tokens_per_gpu = tokens;
+  w.context = context;
+  w.ep = ep;
+  return w;
+}
+
+// A what-if of `strategy` against the default baseline for `model` on `hw`.
+inline WhatIfRequest whatif_request(const std::string& model, const std::string& hw,
+                                    const Workload& workload, const std::string& strategy) {
+  WhatIfRequest r;
+  r.model = model;
+  r.hw = hw;
+  r.workload = workload;
+  r.strategy = strategy;
+  return r;
+}
+
+}  // namespace ovs::test
