@@ -6,7 +6,7 @@
 #include <string>
 
 #include "models/memory/memory_model.hpp"
-#include "whatif_fixtures.hpp"
+#include "workload_fixtures.hpp"
 
 namespace ovs::test {
 

@@ -5,7 +5,7 @@
 
 #include "app/analysis/explain.hpp"
 #include "helpers.hpp"
-#include "whatif_fixtures.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;

@@ -17,15 +17,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // The shipped multi-stream plan with `from` replaced by `to` (every occurrence), as a file.
 std::string edited_multistream(const std::string& name, const std::string& from,
                                const std::string& to) {
-  std::string text = slurp(source_path("strategies/deepseek-v4/multistream.yaml"));
+  std::string text = file_bytes(source_path("strategies/deepseek-v4/multistream.yaml"));
   size_t at = 0, n = 0;
   while ((at = text.find(from, at)) != std::string::npos) {
     text.replace(at, from.size(), to);

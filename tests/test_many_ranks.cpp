@@ -12,6 +12,7 @@
 #include "models/hw/hw_profile.hpp"
 #include "sim/engine/kernel_model.hpp"
 #include "sim/engine/timeline.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;
@@ -106,11 +107,7 @@ TEST_CASE("the effective count of sequences behind an exchange", "[ranks]") {
 
 TEST_CASE("an explicit imbalance overrides the routing statistics, auto takes them", "[ranks]") {
   const ModelConfig m = load_model_config("deepseek-v3");
-  Workload w;
-  w.phase = Phase::prefill;
-  w.tokens_per_gpu = 4096;
-  w.context = 4096;
-  w.ep = 32;
+  Workload w = workload(Phase::prefill, 4096, 4096, 32);
   w.imbalance = 1.4;
   CHECK(hot_rank_load_ratio(m, w) == 1.4);
   w.imbalance = 0;  // auto
@@ -159,11 +156,7 @@ const OpKernel& kernel_named(const OpPlan& op, const std::string& name) {
 TEST_CASE("normal mode: the wait for the slowest rank before each exchange", "[ranks][deepep]") {
   const ModelConfig m = load_model_config("deepseek-v3");
   const HwProfile hw = load_hw_profile("h100-sxm");
-  Workload w;
-  w.phase = Phase::prefill;
-  w.tokens_per_gpu = 8192;
-  w.context = 4096;
-  w.ep = 32;
+  Workload w = workload(Phase::prefill, 8192, 4096, 32);
   w.deepep_mode = DeepepMode::normal;
   w.cuda_graphs = false;
   const LayerBuilder lb(m, hw, w);
@@ -197,11 +190,7 @@ TEST_CASE("low-latency mode: the receive polls longer for the slowest rank's dat
           "[ranks][deepep]") {
   const ModelConfig m = load_model_config("deepseek-v3");
   const HwProfile hw = load_hw_profile("h100-sxm");
-  Workload w;
-  w.phase = Phase::decode;
-  w.tokens_per_gpu = 128;
-  w.context = 2000;
-  w.ep = 72;
+  Workload w = workload(Phase::decode, 128, 2000, 72);
   w.redundant_experts = 32;
   const LayerBuilder lb(m, hw, w);
   const LayerPlan& p = lb.plan(5, whole_batch(w), "A");

@@ -12,6 +12,7 @@
 #include "memory_fixtures.hpp"
 #include "models/memory/memory_model.hpp"
 #include "sim/io/csv_reader.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;
@@ -108,11 +109,7 @@ TEST_CASE("the DeepEP low-latency buffer follows DeepEP's layout", "[memory]") {
 }
 
 TEST_CASE("two-batch overlap lowers the peak activations of a large prefill", "[memory]") {
-  Workload w;
-  w.phase = Phase::prefill;
-  w.tokens_per_gpu = 16384;
-  w.context = 4096;
-  w.ep = 32;
+  const Workload w = workload(Phase::prefill, 16384, 4096, 32);
   const ModelConfig& m = model("deepseek-v3");
   const double one = memory_per_gpu(m, gpu("h800-sxm"), w, false).bytes_of("activations");
   const double two = memory_per_gpu(m, gpu("h800-sxm"), w, true).bytes_of("activations");

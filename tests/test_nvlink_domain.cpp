@@ -17,6 +17,7 @@
 #include "models/cost/comm.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/data_paths.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;
@@ -36,11 +37,7 @@ std::array<double, kNumLinks> link_bytes(const std::string& model, const std::st
 }
 
 Workload decode(std::int64_t requests, int ep, int redundant = 0) {
-  Workload w;
-  w.phase = Phase::decode;
-  w.tokens_per_gpu = requests;
-  w.context = 2000;
-  w.ep = ep;
+  Workload w = workload(Phase::decode, requests, 2000, ep);
   w.gpus_per_node = 0;  // the profile's NVLink domain
   w.redundant_experts = redundant;
   return w;

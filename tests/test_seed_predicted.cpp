@@ -12,7 +12,7 @@
 #include "app/analysis/whatif.hpp"
 #include "calibrate/fit/seed_block.hpp"
 #include "helpers.hpp"
-#include "whatif_fixtures.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;

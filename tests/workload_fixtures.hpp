@@ -1,5 +1,5 @@
 #pragma once
-// Fixtures for tests that run what-ifs: a workload from its four usual numbers and a request.
+// Test fixtures: a workload from its four usual numbers, and a what-if request of one.
 #include <string>
 
 #include "app/analysis/whatif.hpp"
@@ -21,12 +21,7 @@ inline Workload workload(Phase phase, long long tokens, long long context, int e
 // A what-if of `strategy` against the default baseline for `model` on `hw`.
 inline WhatIfRequest whatif_request(const std::string& model, const std::string& hw,
                                     const Workload& workload, const std::string& strategy) {
-  WhatIfRequest r;
-  r.model = model;
-  r.hw = hw;
-  r.workload = workload;
-  r.strategy = strategy;
-  return r;
+  return WhatIfRequest{.model = model, .hw = hw, .workload = workload, .strategy = strategy};
 }
 
 }  // namespace ovs::test
