@@ -2,6 +2,7 @@
 // Fixtures for the memory tests: model configs and hardware profiles loaded once per name,
 // decode and prefill workloads, and a memory term looked up by its name.
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -25,12 +26,12 @@ inline const HwProfile& gpu(const std::string& name) {
 }
 
 // `requests` decoding requests per GPU, each with `context` tokens of KV, on EP `ep`.
-inline Workload decode(long long requests, long long context, int ep) {
+inline Workload decode(std::int64_t requests, std::int64_t context, int ep) {
   return workload(Phase::decode, requests, context, ep);
 }
 
 // `tokens` prefill tokens per GPU from prompts of `prompt` tokens, on EP `ep`.
-inline Workload prefill(long long tokens, long long prompt, int ep) {
+inline Workload prefill(std::int64_t tokens, std::int64_t prompt, int ep) {
   return workload(Phase::prefill, tokens, prompt, ep);
 }
 

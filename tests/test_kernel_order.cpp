@@ -10,6 +10,7 @@
 #include "models/config/model_config.hpp"
 #include "models/graph/layer_builder.hpp"
 #include "models/hw/hw_profile.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;
@@ -59,10 +60,7 @@ TEST_CASE("layer types are values with the names strategies use", "[kernel-order
 
 TEST_CASE("op order is the op graph's declaration order, a topological order", "[kernel-order]") {
   const HwProfile hw = load_hw_profile("h800-sxm");
-  Workload w;
-  w.tokens_per_gpu = 64;
-  w.context = 1024;
-  w.ep = 32;
+  const Workload w = workload(Phase::decode, 64, 1024, 32);  // Workload's default phase
   for (const char* model : {"deepseek-v3", "deepseek-v4-pro"}) {
     const ModelConfig m = load_model_config(model);
     const LayerBuilder lb(m, hw, w);

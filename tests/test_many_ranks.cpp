@@ -83,12 +83,8 @@ TEST_CASE("routing locality: a few long sequences load the ranks more unevenly t
 }
 
 TEST_CASE("the effective count of sequences behind an exchange", "[ranks]") {
-  Workload w;
-  w.phase = Phase::prefill;
-  w.ep = 32;
+  Workload w = workload(Phase::prefill, 8193, 4096, 32);
   w.prompt_lens = {4096, 4096, 1};
-  w.tokens_per_gpu = 8193;
-  w.context = 4096;
   // (4096 + 4096 + 1)^2 / (4096^2 + 4096^2 + 1) per rank, times 32 ranks.
   const double per_rank = 8193.0 * 8193 / (2.0 * 4096 * 4096 + 1);
   CHECK(effective_sequences(w, whole_batch(w)) == Approx(per_rank * 32));
@@ -96,11 +92,7 @@ TEST_CASE("the effective count of sequences behind an exchange", "[ranks]") {
   w.dp_attention = false;
   CHECK(effective_sequences(w, whole_batch(w)) == Approx(per_rank));
   // Decode: each request is a sequence of decode_q_len tokens.
-  Workload d;
-  d.phase = Phase::decode;
-  d.ep = 72;
-  d.tokens_per_gpu = 256;
-  d.context = 2000;
+  Workload d = workload(Phase::decode, 256, 2000, 72);
   d.decode_q_len = 2;
   CHECK(effective_sequences(d, whole_batch(d)) == Approx(256.0 * 72));
 }

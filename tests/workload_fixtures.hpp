@@ -1,5 +1,6 @@
 #pragma once
 // Test fixtures: a workload from its four usual numbers, and a what-if request of one.
+#include <cstdint>
 #include <string>
 
 #include "app/analysis/whatif.hpp"
@@ -9,7 +10,7 @@ namespace ovs::test {
 
 // A workload of `tokens` per GPU in `phase`, each with `context` tokens before it, on EP `ep`;
 // everything else as a default Workload has it.
-inline Workload workload(Phase phase, long long tokens, long long context, int ep) {
+inline Workload workload(Phase phase, std::int64_t tokens, std::int64_t context, int ep) {
   Workload w;
   w.phase = phase;
   w.tokens_per_gpu = tokens;
