@@ -152,8 +152,7 @@ TEST_CASE("redundant experts: 288 physical experts on EP72 are 4 per GPU in the 
           "[deepep]") {
   const ModelConfig m = load_model_config("deepseek-v3");
   const HwProfile hw = load_hw_profile("h100-sxm");
-  Workload w = workload(Phase::decode, 64, 2000, 72);
-  w.redundant_experts = 32;
+  const Workload w = ep72_redundant_decode(64);
   const LayerBuilder lb(m, hw, w);
   const OpPlan& experts = *lb.plan(5, whole_batch(w), "A").find("experts");
   // The gate/up weights read: 4 local experts x (4096 x 7168 FP8 values + one FP32 scale per

@@ -182,8 +182,7 @@ TEST_CASE("low-latency mode: the receive polls longer for the slowest rank's dat
           "[ranks][deepep]") {
   const ModelConfig m = load_model_config("deepseek-v3");
   const HwProfile hw = load_hw_profile("h100-sxm");
-  Workload w = workload(Phase::decode, 128, 2000, 72);
-  w.redundant_experts = 32;
+  const Workload w = ep72_redundant_decode(128);
   const LayerBuilder lb(m, hw, w);
   const LayerPlan& p = lb.plan(5, whole_batch(w), "A");
   double rest_us = 0;
