@@ -120,6 +120,11 @@ inline std::string file_bytes(const std::filesystem::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// Whether `items` holds `item`.
+inline bool contains(const std::vector<std::string>& items, const std::string& item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
+}
+
 inline std::string source_path(const std::string& rel) {
   return std::string(OVS_SOURCE_DIR) + "/" + rel;
 }

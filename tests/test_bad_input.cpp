@@ -25,11 +25,6 @@ fs::path tmp_dir() {
   return dir;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // `text` with `from` replaced by `to` (which must be there: a test that silently stops
 // mutating its input would pass for the wrong reason).
 std::string edit(std::string text, const std::string& from, const std::string& to) {
@@ -278,7 +273,7 @@ TEST_CASE("bad programs: every class, one located line, no trace left behind", "
 }
 
 TEST_CASE("bad model configs: every class, one located line, no trace left behind", "[bad-input]") {
-  const std::string v3 = slurp(source_path("models/configs/deepseek-v3.yaml"));
+  const std::string v3 = file_bytes(source_path("models/configs/deepseek-v3.yaml"));
   // The line of the shipped config a case edits (the config grows as the model does).
   auto line_of = [&v3](const std::string& text) {
     const auto at = v3.find(text);
@@ -334,7 +329,7 @@ TEST_CASE("bad model configs: every class, one located line, no trace left behin
 
 TEST_CASE("bad hardware profiles: every class, one located line, no trace left behind",
           "[bad-input]") {
-  const std::string h800 = slurp(source_path("hw_profiles/h800-sxm.yaml"));
+  const std::string h800 = file_bytes(source_path("hw_profiles/h800-sxm.yaml"));
   const auto w = whatif("deepseek-v3", "{in}", "tbo-decode");
   check_all({
       {"hw-malformed", w, edit(h800, "vendor: nvidia", "vendor: [nvidia"), 7, "", "malformed YAML"},
@@ -613,6 +608,6 @@ TEST_CASE("a split that leaves a micro-batch empty says so and runs unsplit", "[
   const CliResult r = cli({"sweep", spec.string(), "--out", out.string(), "-q", "-j", "1"});
   INFO(r.err);
   REQUIRE(r.code == 0);
-  const std::string csv = slurp(out.string());
+  const std::string csv = file_bytes(out.string());
   CHECK(csv.find("cannot be split in two") != std::string::npos);
 }

@@ -30,11 +30,6 @@ fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
 // Deterministic noise in [-1 %, +1 %]: a 64-bit LCG (Knuth's MMIX constants), seed fixed.
 struct Noise {
   std::uint64_t x = 20261202;
@@ -81,7 +76,7 @@ HwProfile true_profile(const fs::path& dir) {
   FitReport r;
   for (const auto& [path, v] : kTruth) r.fields.push_back({path, v, "test truth"});
   const fs::path p = dir / "truth.yaml";
-  std::ofstream(p) << apply_fits(slurp(base.file), base, {r});
+  std::ofstream(p) << apply_fits(file_bytes(base.file), base, {r});
   return load_hw_profile(p.string());
 }
 

@@ -16,12 +16,6 @@ using Json = nlohmann::json;
 
 namespace {
 
-fs::path tmp(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "overlapsim-tests" / "conventions";
-  fs::create_directories(dir);
-  return dir / name;
-}
-
 Json whatif_json(const std::string& model, const std::string& hw, const std::string& strategy) {
   const CliResult r = cli({"whatif", "--model", model, "--hw", hw, "--tokens-per-gpu", "16",
                            "--context", "1024", "--ep", "32", "--strategy", strategy, "--json"});
@@ -87,13 +81,14 @@ TEST_CASE("every command takes --json", "[cli][json]") {
 }
 
 TEST_CASE("sweep, merge, report and calibrate print one JSON object with --json", "[cli][json]") {
-  const fs::path spec = tmp("json.yaml");
+  const fs::path spec = scratch_path("conventions", "json.yaml");
   std::ofstream(spec) << "name: json\nbase: {model: deepseek-v3, hw: h800-sxm, phase: decode, "
                          "context: 1024, ep: 32}\naxes:\n  - {field: tokens_per_gpu, values: [8, "
                          "64]}\nstrategies: [tbo-decode]\n";
   std::vector<std::string> parts;
   for (int i = 0; i < 2; ++i) {
-    const std::string part = tmp("part-" + std::to_string(i) + ".csv").string();
+    const std::string part =
+        scratch_path("conventions", "part-" + std::to_string(i) + ".csv").string();
     fs::remove(part);
     const CliResult r = cli({"sweep", spec.string(), "--out", part, "--shard",
                              std::to_string(i) + "/2", "-q", "--json"});
@@ -104,21 +99,22 @@ TEST_CASE("sweep, merge, report and calibrate print one JSON object with --json"
     CHECK(j["shard"] == std::to_string(i) + "/2");
     parts.push_back(part);
   }
-  const std::string merged = tmp("merged.csv").string();
+  const std::string merged = scratch_path("conventions", "merged.csv").string();
   const CliResult m = cli({"merge", merged, parts[0], parts[1], "--json"});
   INFO(m.err);
   REQUIRE(m.code == 0);
   const Json mj = Json::parse(m.out);
   CHECK(mj["points"] == 2);
   CHECK(mj["missing_shards"].empty());
-  const CliResult rep = cli({"report", merged, "--out-dir", tmp("json-report").string(), "--json"});
+  const CliResult rep = cli({"report", merged, "--out-dir",
+                             scratch_path("conventions", "json-report").string(), "--json"});
   REQUIRE(rep.code == 0);
   const Json rj = Json::parse(rep.out);
   CHECK(rj["x"] == "tokens_per_gpu");
   CHECK(rj["crossovers"].size() == 1);
   const CliResult cal = cli({"calibrate", "--base", "h800-sxm", "--data",
                              source_path("calibrate/published/deepep.csv"), "--out",
-                             tmp("cal.yaml").string(), "--json"});
+                             scratch_path("conventions", "cal.yaml").string(), "--json"});
   INFO(cal.err);
   REQUIRE(cal.code == 0);
   const Json cj = Json::parse(cal.out);
@@ -136,7 +132,7 @@ TEST_CASE("SGLang's full op names are read as ours, with a note", "[cli][strateg
   CHECK(op_from_sglang_name("operations.YieldOperation()") == "yield");
   CHECK(op_from_sglang_name("dispatch_a").empty());  // already ours
   // SGLang's DeepSeek decode strategy, pasted from operations_strategy.py.
-  const fs::path p = tmp("sglang-names.yaml");
+  const fs::path p = scratch_path("conventions", "sglang-names.yaml");
   std::ofstream(p) << R"(name: pasted
 model_family: deepseek-v3
 two_batch_overlap: true
@@ -163,7 +159,7 @@ layers:
                  std::string::npos;
   CHECK(hinted);
   // An SGLang-style name for an op we do not have is still an error naming the file and field.
-  const fs::path q = tmp("sglang-bad.yaml");
+  const fs::path q = scratch_path("conventions", "sglang-bad.yaml");
   std::string text = R"(name: bad
 model_family: deepseek-v3
 layers:
@@ -201,7 +197,7 @@ TEST_CASE("describe prints a profile with its sources, and a template that loads
   REQUIRE(t.code == 0);
   CHECK(t.out.find("name: my-h800-sxm") != std::string::npos);
   CHECK(t.out.find("source: \"TODO: where your number comes from") != std::string::npos);
-  const fs::path mine = tmp("my-gpu.yaml");
+  const fs::path mine = scratch_path("conventions", "my-gpu.yaml");
   std::ofstream(mine) << t.out;
   CHECK(whatif_json("deepseek-v3", mine.string(), "tbo-decode")["overlapped_us"] ==
         whatif_json("deepseek-v3", "h800-sxm", "tbo-decode")["overlapped_us"]);

@@ -22,6 +22,10 @@ const HwProfile& test_gpu() {
 double solo(const HwProfile& hw, const KernelCost& k) {
   return Engine(hw.engine).solo_time_us(k.spec());
 }
+// What limits the kernel run alone on `hw`: "compute", "hbm", ...
+std::string bound(const HwProfile& hw, const KernelCost& k) {
+  return solo_breakdown(hw.engine, k.spec()).bound();
+}
 }  // namespace
 
 TEST_CASE("GEMM FLOPs and bytes: 2MNK and the operands once", "[gemm]") {
@@ -76,9 +80,9 @@ TEST_CASE("small-M GEMMs are memory-bound, large-M GEMMs compute-bound (H800)", 
   s.n = 7168;
   s.k = 7168;
   s.m = 64;
-  CHECK(std::string(solo_breakdown(hw.engine, gemm_cost(hw, s).spec()).bound()) == "hbm");
+  CHECK(bound(hw, gemm_cost(hw, s)) == "hbm");
   s.m = 8192;
-  CHECK(std::string(solo_breakdown(hw.engine, gemm_cost(hw, s).spec()).bound()) == "compute");
+  CHECK(bound(hw, gemm_cost(hw, s)) == "compute");
 }
 
 TEST_CASE("a compute-bound GEMM on half the SMs takes about twice as long", "[gemm]") {
@@ -115,10 +119,10 @@ TEST_CASE("decode attention is memory-bound at few heads, compute-bound at many 
   s.batch = 128;
   s.kv_len = 4096;
   s.heads = 16;
-  CHECK(std::string(solo_breakdown(hw.engine, attention_cost(hw, s).spec()).bound()) == "hbm");
+  CHECK(bound(hw, attention_cost(hw, s)) == "hbm");
   s.heads = 128;
   s.q_len = 2;
-  CHECK(std::string(solo_breakdown(hw.engine, attention_cost(hw, s).spec()).bound()) == "compute");
+  CHECK(bound(hw, attention_cost(hw, s)) == "compute");
 }
 
 TEST_CASE("routing: distinct ranks of top-8 among 256 experts on 8 ranks", "[comm]") {

@@ -11,6 +11,7 @@
 #include "models/config/model_config.hpp"
 #include "models/graph/layer_builder.hpp"
 #include "sim/engine/timeline.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;
@@ -18,12 +19,7 @@ using namespace ovs::test;
 namespace {
 
 Workload prefill(std::int64_t tokens, int ep) {
-  Workload w;
-  w.phase = Phase::prefill;
-  w.tokens_per_gpu = tokens;
-  w.context = tokens / 2;
-  w.ep = ep;
-  return w;
+  return workload(Phase::prefill, tokens, tokens / 2, ep);
 }
 
 // Kernels on one stream in the order they run there, as "A.L5.combine" (micro-batch, layer,
@@ -104,11 +100,7 @@ TEST_CASE("low-latency: the receive kernel holds its SMs while the data is in fl
           "[deepep][engine]") {
   const ModelConfig m = load_model_config("deepseek-v3");
   const HwProfile hw = load_hw_profile("h800-sxm");
-  Workload w;
-  w.phase = Phase::decode;
-  w.tokens_per_gpu = 64;
-  w.context = 2048;
-  w.ep = 32;
+  const Workload w = workload(Phase::decode, 64, 2048, 32);
   const BuiltProgram b =
       build_program(LayerBuilder(m, hw, w), load_strategy("no-overlap", ModelFamily::v3));
   Timeline tl(b.program);
@@ -160,12 +152,7 @@ TEST_CASE("redundant experts: 288 physical experts on EP72 are 4 per GPU in the 
           "[deepep]") {
   const ModelConfig m = load_model_config("deepseek-v3");
   const HwProfile hw = load_hw_profile("h100-sxm");
-  Workload w;
-  w.phase = Phase::decode;
-  w.tokens_per_gpu = 64;
-  w.context = 2000;
-  w.ep = 72;
-  w.redundant_experts = 32;
+  const Workload w = ep72_redundant_decode(64);
   const LayerBuilder lb(m, hw, w);
   const OpPlan& experts = *lb.plan(5, whole_batch(w), "A").find("experts");
   // The gate/up weights read: 4 local experts x (4096 x 7168 FP8 values + one FP32 scale per

@@ -10,18 +10,6 @@
 using namespace ovs::test;
 namespace fs = std::filesystem;
 
-namespace {
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-fs::path tmp(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "overlapsim-tests" / "determinism";
-  fs::create_directories(dir);
-  return dir / name;
-}
-}  // namespace
-
 TEST_CASE("whatif JSON and its trace are byte-identical run after run", "[determinism]") {
   for (const char* model : {"deepseek-v3", "deepseek-v4-pro"}) {
     std::vector<std::string> args{
@@ -29,12 +17,13 @@ TEST_CASE("whatif JSON and its trace are byte-identical run after run", "[determ
         "decode", "--tokens-per-gpu", "48",         "--context", "4096",     "--ep",
         "32",     "--strategy",       "tbo-decode", "--json",    "--trace"};
     auto a = args, b = args;
-    a.push_back(tmp("a.json").string());
-    b.push_back(tmp("b.json").string());
+    a.push_back(scratch_path("determinism", "a.json").string());
+    b.push_back(scratch_path("determinism", "b.json").string());
     const CliResult ra = cli(a), rb = cli(b);
     REQUIRE(ra.code == 0);
     CHECK(ra.out == rb.out);
-    CHECK(slurp(tmp("a.json")) == slurp(tmp("b.json")));
+    CHECK(file_bytes(scratch_path("determinism", "a.json")) ==
+          file_bytes(scratch_path("determinism", "b.json")));
   }
 }
 
@@ -58,9 +47,10 @@ TEST_CASE("search picks and writes the same strategy run after run", "[determini
       "search",           "--model", "deepseek-v3", "--hw", "h800-sxm", "--phase", "decode",
       "--tokens-per-gpu", "96",      "--context",   "2048", "--ep",     "32",      "--out"};
   auto a = args, b = args;
-  a.push_back(tmp("s1.yaml").string());
-  b.push_back(tmp("s2.yaml").string());
+  a.push_back(scratch_path("determinism", "s1.yaml").string());
+  b.push_back(scratch_path("determinism", "s2.yaml").string());
   const CliResult ra = cli(a), rb = cli(b);
   REQUIRE(ra.code == 0);
-  CHECK(slurp(tmp("s1.yaml")) == slurp(tmp("s2.yaml")));
+  CHECK(file_bytes(scratch_path("determinism", "s1.yaml")) ==
+        file_bytes(scratch_path("determinism", "s2.yaml")));
 }

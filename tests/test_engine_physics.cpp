@@ -13,6 +13,13 @@ namespace {
 double makespan(const Hardware& hw, const Program& p) {
   return Engine(hw).run(p).makespan_us;
 }
+
+// `p`'s makespan on the toy GPU as written, and with its kernels serialized.
+void check_makespans(const Program& p, double as_written_us, double serialized_us) {
+  const Engine e(toy_gpu());
+  CHECK(e.run(p).makespan_us == Approx(as_written_us));
+  CHECK(e.run(serialized(p)).makespan_us == Approx(serialized_us));
+}
 }  // namespace
 
 TEST_CASE("a compute-bound kernel runs at SMs x per-SM peak", "[engine]") {
@@ -79,9 +86,7 @@ TEST_CASE("two memory-bound kernels on two streams gain nothing over serial", "[
   b.kernel("b", 1, memory_work(1e8, 50));
   // Both run at once on 50 SMs each, HBM split 5e5 / 5e5 B/us: both end at 1e8 / 5e5 = 200 us,
   // the serial sum 100 + 100.
-  const Engine e(toy_gpu());
-  CHECK(e.run(b.p).makespan_us == Approx(200.0));
-  CHECK(e.run(serialized(b.p)).makespan_us == Approx(200.0));
+  check_makespans(b.p, 200.0, 200.0);
 }
 
 TEST_CASE("compute-bound beside memory-bound: close to the max, not the sum", "[engine]") {
@@ -93,9 +98,7 @@ TEST_CASE("compute-bound beside memory-bound: close to the max, not the sum", "[
   // Together: max-min fair HBM gives the gemm all of its 1e5 (less than half) and the stream
   // the other 9e5 B/us. The gemm ends at 100 us; the stream has done 9e7 B, the last 1e7 B
   // take 10 us at 1e6: 110 us, against a serial 200 us.
-  const Engine e(toy_gpu());
-  CHECK(e.run(b.p).makespan_us == Approx(110.0));
-  CHECK(e.run(serialized(b.p)).makespan_us == Approx(200.0));
+  check_makespans(b.p, 110.0, 200.0);
 }
 
 TEST_CASE("two full-grid compute-bound kernels only time-share", "[engine]") {
@@ -114,9 +117,7 @@ TEST_CASE("a 1-CTA kernel beside a big GEMM is hidden", "[engine]") {
   b.kernel("gemm", 0, compute_work(9.6e9, 96));
   // tiny: 1 CTA reading 1e6 B at 1e6 x 1/50 = 2e4 B/us: 50 us, on a free SM.
   b.kernel("tiny", 1, memory_work(1e6, 1));
-  const Engine e(toy_gpu());
-  CHECK(e.run(b.p).makespan_us == Approx(100.0));
-  CHECK(e.run(serialized(b.p)).makespan_us == Approx(150.0));
+  check_makespans(b.p, 100.0, 150.0);
 }
 
 TEST_CASE("100 tiny kernels behind a 4 us launch are host-bound", "[engine]") {

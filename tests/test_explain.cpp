@@ -5,19 +5,14 @@
 
 #include "app/analysis/explain.hpp"
 #include "helpers.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;
 
 TEST_CASE("the critical path accounts for the whole overlapped forward", "[explain]") {
-  WhatIfRequest r;
-  r.model = "deepseek-v3";
-  r.hw = "h800-sxm";
-  r.workload.phase = Phase::decode;
-  r.workload.tokens_per_gpu = 128;
-  r.workload.context = 4096;
-  r.workload.ep = 32;
-  r.strategy = "tbo-decode";
+  const WhatIfRequest r = whatif_request("deepseek-v3", "h800-sxm",
+                                         workload(Phase::decode, 128, 4096, 32), "tbo-decode");
   const Explanation e = explain(r);
   double sum = 0;
   for (const auto& p : e.critical_path) sum += p.us;

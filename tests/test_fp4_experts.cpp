@@ -8,6 +8,7 @@
 #include "helpers.hpp"
 #include "models/graph/layer_kernels.hpp"
 #include "models/memory/memory_model.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;
@@ -19,11 +20,7 @@ constexpr int kFp4 = static_cast<int>(Dtype::fp4);
 
 // Tensor FLOPs by dtype of the routed experts' kernels in one forward.
 std::array<double, kNumDtypes> expert_flops(const std::string& model, const std::string& hw) {
-  Workload w;
-  w.phase = Phase::decode;
-  w.tokens_per_gpu = 64;
-  w.context = 2000;
-  w.ep = 48;
+  Workload w = workload(Phase::decode, 64, 2000, 48);
   w.redundant_experts = 32;
   w.gpus_per_node = 0;
   const ModelConfig m = load_model_config(model);

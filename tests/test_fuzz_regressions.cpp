@@ -13,14 +13,10 @@
 #include "helpers.hpp"
 
 using namespace ovs;
+using ovs::test::file_bytes;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 // "ok", "InputError: ...", or what went wrong.
 std::string replay(const std::string& target, const std::string& bytes) {
@@ -55,7 +51,7 @@ TEST_CASE("fuzz regressions: every saved input is loaded or answered with an Inp
     const std::string target = dir.path().filename().string();
     for (const auto& f : fs::directory_iterator(dir.path())) {
       if (!f.is_regular_file() || f.path().extension() == ".md") continue;
-      const std::string r = replay(target, slurp(f.path()));
+      const std::string r = replay(target, file_bytes(f.path()));
       INFO(target << "/" << f.path().filename().string() << ": " << r);
       CHECK(answered(r));
       ++inputs;
@@ -88,7 +84,7 @@ TEST_CASE("the fuzz seeds load (the harness accepts valid input)", "[fuzz-regres
       if (f.path().extension() != ".yaml" && f.path().extension() != ".csv" &&
           f.path().extension() != ".json")
         continue;
-      const std::string r = replay(t, slurp(f.path()));
+      const std::string r = replay(t, file_bytes(f.path()));
       INFO(t << ": " << f.path().string() << ": " << r);
       CHECK(r == "ok");
       ++seeds;

@@ -10,6 +10,7 @@
 #include "models/config/model_config.hpp"
 #include "models/graph/layer_builder.hpp"
 #include "models/hw/hw_profile.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;
@@ -17,15 +18,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // The shipped multi-stream plan with `from` replaced by `to` (every occurrence), as a file.
 std::string edited_multistream(const std::string& name, const std::string& from,
                                const std::string& to) {
-  std::string text = slurp(source_path("strategies/deepseek-v4/multistream.yaml"));
+  std::string text = file_bytes(source_path("strategies/deepseek-v4/multistream.yaml"));
   size_t at = 0, n = 0;
   while ((at = text.find(from, at)) != std::string::npos) {
     text.replace(at, from.size(), to);
@@ -64,10 +60,7 @@ TEST_CASE("layer types are values with the names strategies use", "[kernel-order
 
 TEST_CASE("op order is the op graph's declaration order, a topological order", "[kernel-order]") {
   const HwProfile hw = load_hw_profile("h800-sxm");
-  Workload w;
-  w.tokens_per_gpu = 64;
-  w.context = 1024;
-  w.ep = 32;
+  const Workload w = workload(Phase::decode, 64, 1024, 32);  // Workload's default phase
   for (const char* model : {"deepseek-v3", "deepseek-v4-pro"}) {
     const ModelConfig m = load_model_config(model);
     const LayerBuilder lb(m, hw, w);

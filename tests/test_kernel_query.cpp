@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli_json.hpp"
 #include "helpers.hpp"
 #include "models/cost/kernel_query.hpp"
 
@@ -13,12 +14,7 @@ using Json = nlohmann::json;
 namespace {
 
 Json kernel_json(std::vector<std::string> args) {
-  args.insert(args.begin(), "kernel");
-  args.push_back("--json");
-  const CliResult r = cli(args);
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return Json::parse(r.out);
+  return cli_json("kernel", std::move(args));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "models/hw/hw_profile.hpp"
 #include "sim/engine/kernel_model.hpp"
 #include "sim/engine/timeline.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;
@@ -82,12 +83,8 @@ TEST_CASE("routing locality: a few long sequences load the ranks more unevenly t
 }
 
 TEST_CASE("the effective count of sequences behind an exchange", "[ranks]") {
-  Workload w;
-  w.phase = Phase::prefill;
-  w.ep = 32;
+  Workload w = workload(Phase::prefill, 8193, 4096, 32);
   w.prompt_lens = {4096, 4096, 1};
-  w.tokens_per_gpu = 8193;
-  w.context = 4096;
   // (4096 + 4096 + 1)^2 / (4096^2 + 4096^2 + 1) per rank, times 32 ranks.
   const double per_rank = 8193.0 * 8193 / (2.0 * 4096 * 4096 + 1);
   CHECK(effective_sequences(w, whole_batch(w)) == Approx(per_rank * 32));
@@ -95,22 +92,14 @@ TEST_CASE("the effective count of sequences behind an exchange", "[ranks]") {
   w.dp_attention = false;
   CHECK(effective_sequences(w, whole_batch(w)) == Approx(per_rank));
   // Decode: each request is a sequence of decode_q_len tokens.
-  Workload d;
-  d.phase = Phase::decode;
-  d.ep = 72;
-  d.tokens_per_gpu = 256;
-  d.context = 2000;
+  Workload d = workload(Phase::decode, 256, 2000, 72);
   d.decode_q_len = 2;
   CHECK(effective_sequences(d, whole_batch(d)) == Approx(256.0 * 72));
 }
 
 TEST_CASE("an explicit imbalance overrides the routing statistics, auto takes them", "[ranks]") {
   const ModelConfig m = load_model_config("deepseek-v3");
-  Workload w;
-  w.phase = Phase::prefill;
-  w.tokens_per_gpu = 4096;
-  w.context = 4096;
-  w.ep = 32;
+  Workload w = workload(Phase::prefill, 4096, 4096, 32);
   w.imbalance = 1.4;
   CHECK(hot_rank_load_ratio(m, w) == 1.4);
   w.imbalance = 0;  // auto
@@ -159,11 +148,7 @@ const OpKernel& kernel_named(const OpPlan& op, const std::string& name) {
 TEST_CASE("normal mode: the wait for the slowest rank before each exchange", "[ranks][deepep]") {
   const ModelConfig m = load_model_config("deepseek-v3");
   const HwProfile hw = load_hw_profile("h100-sxm");
-  Workload w;
-  w.phase = Phase::prefill;
-  w.tokens_per_gpu = 8192;
-  w.context = 4096;
-  w.ep = 32;
+  Workload w = workload(Phase::prefill, 8192, 4096, 32);
   w.deepep_mode = DeepepMode::normal;
   w.cuda_graphs = false;
   const LayerBuilder lb(m, hw, w);
@@ -197,12 +182,7 @@ TEST_CASE("low-latency mode: the receive polls longer for the slowest rank's dat
           "[ranks][deepep]") {
   const ModelConfig m = load_model_config("deepseek-v3");
   const HwProfile hw = load_hw_profile("h100-sxm");
-  Workload w;
-  w.phase = Phase::decode;
-  w.tokens_per_gpu = 128;
-  w.context = 2000;
-  w.ep = 72;
-  w.redundant_experts = 32;
+  const Workload w = ep72_redundant_decode(128);
   const LayerBuilder lb(m, hw, w);
   const LayerPlan& p = lb.plan(5, whole_batch(w), "A");
   double rest_us = 0;

@@ -7,67 +7,16 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli_json.hpp"
 #include "helpers.hpp"
+#include "memory_fixtures.hpp"
 #include "models/memory/memory_model.hpp"
 #include "sim/io/csv_reader.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;
 namespace fs = std::filesystem;
-
-namespace {
-
-const ModelConfig& model(const std::string& name) {
-  static std::map<std::string, ModelConfig> cache;
-  auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, load_model_config(name)).first;
-  return it->second;
-}
-
-const HwProfile& gpu(const std::string& name) {
-  static std::map<std::string, HwProfile> cache;
-  auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, load_hw_profile(name)).first;
-  return it->second;
-}
-
-Workload decode(long long requests, long long context, int ep) {
-  Workload w;
-  w.phase = Phase::decode;
-  w.tokens_per_gpu = requests;
-  w.context = context;
-  w.ep = ep;
-  return w;
-}
-
-const MemoryTerm& term(const MemoryUse& u, const std::string& name) {
-  for (const auto& t : u.terms)
-    if (t.name == name) return t;
-  FAIL("no term " << name);
-  return u.terms.front();
-}
-
-nlohmann::json whatif_json(std::vector<std::string> args) {
-  args.insert(args.begin(), "whatif");
-  args.push_back("--json");
-  const CliResult r = cli(args);
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
-
-fs::path tmp(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "overlapsim-tests" / "memory";
-  fs::create_directories(dir);
-  return dir / name;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-}  // namespace
 
 TEST_CASE("parameter counts match the published model sizes", "[memory]") {
   // DeepSeek-V3: 671B total, 37B activated per token (deepseek-ai/DeepSeek-V3 README; models.csv
@@ -160,11 +109,7 @@ TEST_CASE("the DeepEP low-latency buffer follows DeepEP's layout", "[memory]") {
 }
 
 TEST_CASE("two-batch overlap lowers the peak activations of a large prefill", "[memory]") {
-  Workload w;
-  w.phase = Phase::prefill;
-  w.tokens_per_gpu = 16384;
-  w.context = 4096;
-  w.ep = 32;
+  const Workload w = workload(Phase::prefill, 16384, 4096, 32);
   const ModelConfig& m = model("deepseek-v3");
   const double one = memory_per_gpu(m, gpu("h800-sxm"), w, false).bytes_of("activations");
   const double two = memory_per_gpu(m, gpu("h800-sxm"), w, true).bytes_of("activations");
@@ -273,7 +218,8 @@ TEST_CASE("when only two-batch overlap fits, the verdict says it makes the batch
 }
 
 TEST_CASE("non-fitting sweep points: CSV columns, no speedup, a chart marker", "[memory][sweep]") {
-  const fs::path spec = tmp("fit.yaml"), out = tmp("fit.csv"), dir = tmp("fit-report");
+  const fs::path spec = scratch_path("memory", "fit.yaml"), out = scratch_path("memory", "fit.csv"),
+                 dir = scratch_path("memory", "fit-report");
   // EP 8 does not fit on an 80 GB H800 (above), EP 16 and 32 do.
   std::ofstream(spec) << "name: fit\nbase: {model: deepseek-v3, hw: h800-sxm, context: 2048, "
                          "tokens_per_gpu: 16}\naxes:\n  - {field: ep, values: [8, 16, 32]}\n"
@@ -297,22 +243,23 @@ TEST_CASE("non-fitting sweep points: CSV columns, no speedup, a chart marker", "
     CHECK(t.number(i, "overlapped_memory_gb") <= 81008 * 1048576.0 / 1e9);  // device_mib
     CHECK(t.number(i, "speedup") > 0);
   }
-  const std::string svg = slurp(dir / "speedup-vs-ep-size-gpus--deepseek-v3--decode--h800-sxm.svg");
+  const std::string svg =
+      file_bytes(dir / "speedup-vs-ep-size-gpus--deepseek-v3--decode--h800-sxm.svg");
   CHECK(svg.find("tbo-decode: 8 -> does not fit in HBM") != std::string::npos);
   CHECK(svg.find(">does not fit in HBM</text>") != std::string::npos);  // the legend
 }
 
 TEST_CASE("the memory fit check needs the profile's capacity and memory section",
           "[memory][bad-input]") {
-  std::string profile = slurp(source_path("hw_profiles/h800-sxm.yaml"));
-  const fs::path p = tmp("no-memory.yaml");
+  std::string profile = file_bytes(source_path("hw_profiles/h800-sxm.yaml"));
+  const fs::path p = scratch_path("memory", "no-memory.yaml");
   std::ofstream(p) << profile.substr(0, profile.find("\nmemory:") + 1);
   const CliResult r = cli({"whatif", "--hw", p.string(), "--tokens-per-gpu", "8", "--context",
                            "1024", "--ep", "16", "--strategy", "tbo-decode"});
   CHECK(r.code == 2);
   CHECK(r.err.rfind("error: " + p.string() + ":1: field 'memory': missing section", 0) == 0);
   // A negative reserve is refused where it is written.
-  const fs::path q = tmp("negative-reserve.yaml");
+  const fs::path q = scratch_path("memory", "negative-reserve.yaml");
   std::string neg = profile;
   neg.replace(neg.find("framework_reserve_gb: {value: 2"), 31, "framework_reserve_gb: {value: -2");
   std::ofstream(q) << neg;

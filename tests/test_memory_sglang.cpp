@@ -9,7 +9,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli_json.hpp"
 #include "helpers.hpp"
+#include "memory_fixtures.hpp"
 #include "models/cost/rank_spread.hpp"
 #include "models/memory/memory_model.hpp"
 #include "models/memory/sglang_server.hpp"
@@ -21,61 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const ModelConfig& model(const std::string& name) {
-  static std::map<std::string, ModelConfig> cache;
-  auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, load_model_config(name)).first;
-  return it->second;
-}
-
-const HwProfile& gpu(const std::string& name) {
-  static std::map<std::string, HwProfile> cache;
-  auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, load_hw_profile(name)).first;
-  return it->second;
-}
-
 constexpr double kMiB = 1024.0 * 1024.0;
-
-Workload decode(long long requests, long long context, int ep) {
-  Workload w;
-  w.phase = Phase::decode;
-  w.tokens_per_gpu = requests;
-  w.context = context;
-  w.ep = ep;
-  return w;
-}
-
-Workload prefill(long long tokens, long long prompt, int ep) {
-  Workload w;
-  w.phase = Phase::prefill;
-  w.tokens_per_gpu = tokens;
-  w.context = prompt;
-  w.ep = ep;
-  return w;
-}
-
-const MemoryTerm& term(const MemoryUse& u, const std::string& name) {
-  for (const auto& t : u.terms)
-    if (t.name == name) return t;
-  FAIL("no term " << name);
-  return u.terms.front();
-}
-
-nlohmann::json whatif_json(std::vector<std::string> args) {
-  args.insert(args.begin(), "whatif");
-  args.push_back("--json");
-  const CliResult r = cli(args);
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
-
-fs::path tmp(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "overlapsim-tests" / "memory-sglang";
-  fs::create_directories(dir);
-  return dir / name;
-}
 
 }  // namespace
 
@@ -360,11 +308,12 @@ TEST_CASE("bad memory flags and fields: one line naming them, exit 2", "[memory]
         {"whatif", "--model", "deepseek-v4-flash", "--tokens-per-gpu", "8", "--context", "1024",
          "--ep", "16", "--strategy", "no-overlap"});
   // A sweep spec's field, at its line.
-  const fs::path spec = tmp("bad-fraction.yaml");
+  const fs::path spec = scratch_path("memory-sglang", "bad-fraction.yaml");
   std::ofstream(spec) << "name: f\nbase: {model: deepseek-v3, hw: h800-sxm, context: 1024,\n"
                          "  tokens_per_gpu: 8, ep: 16, mem_fraction_static: 1.5}\n"
                          "strategies: [tbo-decode]\n";
-  const CliResult s = cli({"sweep", spec.string(), "--out", tmp("bad.csv").string(), "-q"});
+  const CliResult s = cli(
+      {"sweep", spec.string(), "--out", scratch_path("memory-sglang", "bad.csv").string(), "-q"});
   CHECK(s.code == 2);
   CHECK(s.err.find(spec.string() + ":3: field 'base.mem_fraction_static'") != std::string::npos);
   // A profile's fragmentation allowance outside [0, 1].
@@ -373,7 +322,7 @@ TEST_CASE("bad memory flags and fields: one line naming them, exit 2", "[memory]
   const std::string from = "fragmentation_fraction: {value: 0.1";
   REQUIRE(profile.find(from) != std::string::npos);
   profile.replace(profile.find(from), from.size(), "fragmentation_fraction: {value: 1.5");
-  const fs::path p = tmp("bad-fragmentation.yaml");
+  const fs::path p = scratch_path("memory-sglang", "bad-fragmentation.yaml");
   std::ofstream(p) << profile;
   std::vector<std::string> a = base;
   a.insert(a.end(), {"--hw", p.string()});

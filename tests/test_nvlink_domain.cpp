@@ -12,24 +12,17 @@
 #include "app/analysis/whatif.hpp"
 #include "app/sweep/sweep_point.hpp"
 #include "app/sweep/sweep_spec.hpp"
+#include "cli_json.hpp"
 #include "helpers.hpp"
 #include "models/cost/comm.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/data_paths.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;
 
 namespace {
-
-nlohmann::json whatif_json(std::vector<std::string> args) {
-  args.insert(args.begin(), "whatif");
-  args.push_back("--json");
-  const CliResult r = cli(args);
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
 
 // Bytes the forward of `strategy` puts on each link, summed over its kernels.
 std::array<double, kNumLinks> link_bytes(const std::string& model, const std::string& hw,
@@ -44,11 +37,7 @@ std::array<double, kNumLinks> link_bytes(const std::string& model, const std::st
 }
 
 Workload decode(std::int64_t requests, int ep, int redundant = 0) {
-  Workload w;
-  w.phase = Phase::decode;
-  w.tokens_per_gpu = requests;
-  w.context = 2000;
-  w.ep = ep;
+  Workload w = workload(Phase::decode, requests, 2000, ep);
   w.gpus_per_node = 0;  // the profile's NVLink domain
   w.redundant_experts = redundant;
   return w;

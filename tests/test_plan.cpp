@@ -24,21 +24,6 @@ using Json = nlohmann::json;
 
 namespace {
 
-fs::path tmp(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "overlapsim-tests" / "plan";
-  fs::create_directories(dir);
-  return dir / name;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
 // A small decode plan: DeepSeek-V3 on 32 H800s, EP 8 (does not fit: the weights alone), 16 and
 // 32, three batch sizes, MTP off and on.
 std::vector<std::string> small_plan(const std::string& tpot_ms) {
@@ -93,7 +78,7 @@ TEST_CASE("the plan grid: EP sizes span whole nodes, redundant experts let EP di
 
 TEST_CASE("plan: frontier, best within the target, non-fitting points left out and counted",
           "[plan]") {
-  const fs::path csv = tmp("small.csv");
+  const fs::path csv = scratch_path("plan", "small.csv");
   const CliResult r = cli([&] {
     auto a = small_plan("40");
     a.insert(a.end(), {"--json", "--csv", csv.string()});
@@ -339,7 +324,7 @@ TEST_CASE("SGLang flags follow the strategy and the point", "[plan][sglang]") {
 
 TEST_CASE("plan respects SGLang's limits: V4's multi-stream plan only up to 64 tokens on Hopper",
           "[plan][sglang]") {
-  const fs::path csv = tmp("v4.csv");
+  const fs::path csv = scratch_path("plan", "v4.csv");
   const CliResult r = cli({"plan",
                            "--model",
                            "deepseek-v4-flash",
@@ -387,13 +372,13 @@ TEST_CASE("plan output is the same for any -j", "[plan][determinism]") {
 
 TEST_CASE("plan's chart: frontier per strategy, the target and the chosen point, in words",
           "[plan][charts]") {
-  const fs::path svg = tmp("plan.svg");
+  const fs::path svg = scratch_path("plan", "plan.svg");
   auto a = small_plan("40");
   a.insert(a.end(), {"--chart", svg.string(), "--json"});
   const CliResult r = cli(a);
   REQUIRE(r.code == 0);
   const Json j = Json::parse(r.out);
-  const std::string text = slurp(svg);
+  const std::string text = file_bytes(svg);
   std::string why;
   INFO(why);
   CHECK(well_formed_xml(text, &why));

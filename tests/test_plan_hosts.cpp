@@ -22,10 +22,6 @@ using Json = nlohmann::json;
 
 namespace {
 
-fs::path tmp(const std::string& name) {
-  return scratch_path("plan-hosts", name);
-}
-
 // The flag "--nnodes N" among the best point's SGLang flags; 1 when absent (SGLang's default).
 int nnodes_of(const Json& j) {
   for (const auto& f : j["best"]["sglang_flags"]) {
@@ -78,7 +74,7 @@ TEST_CASE("GPUs per host that do not tile the NVLink domain are a located error"
     kept += line + "\n";
   }
   REQUIRE(host_line > 0);
-  const fs::path path = tmp("gb200-bad-hosts.yaml");
+  const fs::path path = scratch_path("plan-hosts", "gb200-bad-hosts.yaml");
   std::ofstream(path) << kept;
   const CliResult r = cli({"plan", "--hw", path.string(), "--gpus", "8", "--tpot-ms", "50"});
   INFO(r.err);
@@ -220,7 +216,7 @@ TEST_CASE("a strategy's chart style is keyed by its name: the same on every char
   // Two plan charts with the strategies in different orders and company: 'sbo' is drawn in the
   // same colour on both, its own.
   auto chart = [](const std::string& strategies, const std::string& file) {
-    const fs::path svg = tmp(file);
+    const fs::path svg = scratch_path("plan-hosts", file);
     const CliResult r = cli({"plan", "--model", "deepseek-v3", "--hw", "h800-sxm", "--gpus", "16",
                              "--tpot-ms", "50", "--tokens-per-gpu", "8,64", "--mtp", "off",
                              "--strategies", strategies, "--chart", svg.string(), "-j", "2"});

@@ -6,6 +6,7 @@
 #include "app/strategy/program_builder.hpp"
 #include "helpers.hpp"
 #include "sim/io/data_paths.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;
@@ -13,12 +14,7 @@ using namespace ovs::test;
 namespace {
 
 Workload decode_workload(std::int64_t requests) {
-  Workload w;
-  w.phase = Phase::decode;
-  w.tokens_per_gpu = requests;
-  w.context = 2048;
-  w.ep = 32;
-  return w;
+  return workload(Phase::decode, requests, 2048, 32);
 }
 
 // Steady-state stages per layer: the segments between yields, minus one when the list does not
@@ -91,11 +87,7 @@ TEST_CASE("seed 1's host order A.combine_a, B.dispatch_a, A.combine_b, B.dispatc
   const Strategy s = load_strategy(path, ModelFamily::v3);
   const ModelConfig m = load_model_config("deepseek-v3");
   const HwProfile hw = load_hw_profile("h800-sxm");
-  Workload w;
-  w.phase = Phase::prefill;
-  w.tokens_per_gpu = 4096;
-  w.context = 1024;
-  w.ep = 32;
+  const Workload w = workload(Phase::prefill, 4096, 1024, 32);
   const BuiltProgram b = build_program(LayerBuilder(m, hw, w), s);
   REQUIRE(b.split);
   // In host order (A's next-layer dispatch_a may come between, as the layer's last stage merges
@@ -114,11 +106,7 @@ TEST_CASE("seed 1's host order A.combine_a, B.dispatch_a, A.combine_b, B.dispatc
 TEST_CASE("DeepEP normal dispatch blocks the host until its counts arrive", "[strategy]") {
   const ModelConfig m = load_model_config("deepseek-v3");
   const HwProfile hw = load_hw_profile("h800-sxm");
-  Workload w;
-  w.phase = Phase::prefill;
-  w.tokens_per_gpu = 4096;
-  w.context = 4096;
-  w.ep = 32;
+  const Workload w = workload(Phase::prefill, 4096, 4096, 32);
   const BuiltProgram b =
       build_program(LayerBuilder(m, hw, w), load_strategy("tbo-prefill", ModelFamily::v3));
   int blocks = 0;

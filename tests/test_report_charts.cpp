@@ -19,21 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path tmp(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "overlapsim-tests" / "charts";
-  fs::create_directories(dir);
-  return dir / name;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
 double max_text_right(const std::string& svg) {
   // The right edge of every start-anchored text: x plus its measured width.
   double right = 0;
@@ -97,7 +82,9 @@ TEST_CASE("a legend is as wide as its longest entry", "[charts]") {
 }
 
 TEST_CASE("sweep report charts: titles, axis words, file names and numeric order", "[charts]") {
-  const fs::path spec = tmp("words.yaml"), out = tmp("words.csv"), dir = tmp("words-report");
+  const fs::path spec = scratch_path("charts", "words.yaml"),
+                 out = scratch_path("charts", "words.csv"),
+                 dir = scratch_path("charts", "words-report");
   std::ofstream(spec)
       << "name: words\nbase: {model: deepseek-v3, hw: h800-sxm, phase: decode, "
          "context: 2048}\naxes:\n  - {field: tokens_per_gpu, values: [8, 64, 256]}\n"
@@ -114,7 +101,7 @@ TEST_CASE("sweep report charts: titles, axis words, file names and numeric order
                               ep + ".svg");
     INFO(f);
     REQUIRE(fs::exists(f));
-    const std::string svg = slurp(f);
+    const std::string svg = file_bytes(f);
     std::string why;
     CHECK(well_formed_xml(svg, &why));
     const auto texts = svg_texts(svg);
@@ -133,7 +120,7 @@ TEST_CASE("sweep report charts: titles, axis words, file names and numeric order
     if (t.at(i, "strategy") == "sbo") eps.push_back(t.at(i, "ep"));
   CHECK(eps == std::vector<std::string>{"16", "32", "128"});
   // report --x ep: ticks only at the EP sizes measured.
-  const fs::path dir2 = tmp("words-ep");
+  const fs::path dir2 = scratch_path("charts", "words-ep");
   fs::remove_all(dir2);
   const CliResult j =
       cli({"report", out.string(), "--out-dir", dir2.string(), "--x", "ep", "--json"});
@@ -145,8 +132,8 @@ TEST_CASE("sweep report charts: titles, axis words, file names and numeric order
       const double x = c["crossover"];
       CHECK((x == 16 || x == 32 || x == 128));
     }
-  const std::string ep_chart =
-      slurp(dir2 / "speedup-vs-ep-size-gpus--deepseek-v3--decode--h800-sxm--tokens-per-gpu-8.svg");
+  const std::string ep_chart = file_bytes(
+      dir2 / "speedup-vs-ep-size-gpus--deepseek-v3--decode--h800-sxm--tokens-per-gpu-8.svg");
   const auto texts = svg_texts(ep_chart);
   CHECK(contains(texts, "EP size (GPUs) (log scale)"));  // EP sizes double: log spacing
   for (const char* tick : {"16", "32", "128"}) CHECK(contains(texts, tick));

@@ -12,6 +12,7 @@
 #include "app/analysis/whatif.hpp"
 #include "calibrate/fit/seed_block.hpp"
 #include "helpers.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;
@@ -36,15 +37,8 @@ TEST_CASE("seed 2's attention block predicted on mi355x: within 2x of the held-b
 
 TEST_CASE("seed 2 on mi355x: multi-stream saves time per layer, never more than it hides",
           "[seed2]") {
-  WhatIfRequest r;
-  r.model = "deepseek-v4-pro";
-  r.hw = "mi355x";
-  r.workload.phase = Phase::prefill;
-  r.workload.tokens_per_gpu = 4096;
-  r.workload.context = 4096;
-  r.workload.ep = 8;
-  r.strategy = "multistream";
-  const WhatIfResult w = run_whatif(r);
+  const WhatIfResult w = run_whatif(whatif_request(
+      "deepseek-v4-pro", "mi355x", workload(Phase::prefill, 4096, 4096, 8), "multistream"));
   const double saving_us = w.baseline.per_layer_us - w.overlapped.per_layer_us;
   INFO("per-layer saving " << saving_us << " us (seed: about 1280 us per layer)");
   CHECK(saving_us > 0);
@@ -91,14 +85,8 @@ TEST_CASE(
   // multistream-off the saving is the attention block's alone, and it is smaller than against
   // no-overlap by what the shared experts hide beside the routed experts (which is > 0).
   auto run = [](Phase phase, int tokens, const char* baseline) {
-    WhatIfRequest r;
-    r.model = "deepseek-v4-pro";
-    r.hw = "mi355x";
-    r.workload.phase = phase;
-    r.workload.tokens_per_gpu = tokens;
-    r.workload.context = 4096;
-    r.workload.ep = 8;
-    r.strategy = "multistream";
+    WhatIfRequest r = whatif_request("deepseek-v4-pro", "mi355x", workload(phase, tokens, 4096, 8),
+                                     "multistream");
     r.baseline = baseline;
     const WhatIfResult w = run_whatif(r);
     return w.baseline.per_layer_us - w.overlapped.per_layer_us;

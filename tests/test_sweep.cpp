@@ -30,11 +30,6 @@ fs::path tmp(const std::string& name) {
   return dir / name;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 const char* kSpec = R"(name: test-sweep
 base: {model: deepseek-v3, hw: h800-sxm, phase: decode, context: 2048, ep: 16}
 axes:
@@ -85,8 +80,8 @@ TEST_CASE("a sweep on 1, on 2 and on all cores (no -j) gives identical bytes", "
   REQUIRE(cli({"sweep", spec, "--out", tmp("j1.csv").string(), "-j", "1", "-q"}).code == 0);
   REQUIRE(cli({"sweep", spec, "--out", tmp("j2.csv").string(), "-j", "2", "-q"}).code == 0);
   REQUIRE(cli({"sweep", spec, "--out", tmp("jall.csv").string(), "-q"}).code == 0);
-  CHECK(slurp(tmp("j1.csv")) == slurp(tmp("j2.csv")));
-  CHECK(slurp(tmp("j1.csv")) == slurp(tmp("jall.csv")));
+  CHECK(file_bytes(tmp("j1.csv")) == file_bytes(tmp("j2.csv")));
+  CHECK(file_bytes(tmp("j1.csv")) == file_bytes(tmp("jall.csv")));
 }
 
 TEST_CASE("a sweep with the caches off gives the same bytes, V3 and V4 (every V4 strategy)",
@@ -107,7 +102,7 @@ strategies: [tbo-decode, sbo, multistream, multistream-off, multistream+tbo-deco
     REQUIRE(cli({"sweep", spec, "--out", on.string(), "-j", "2", "-q"}).code == 0);
     REQUIRE(cli({"sweep", spec, "--out", off.string(), "-j", "2", "-q", "--no-cache"}).code == 0);
     INFO(name);
-    CHECK(slurp(on) == slurp(off));
+    CHECK(file_bytes(on) == file_bytes(off));
   }
   // The switch is restored after the command.
   CHECK(caches_enabled());
@@ -123,7 +118,7 @@ TEST_CASE("shards merged equal the unsharded sweep", "[sweep]") {
   REQUIRE(cli({"merge", tmp("merged.csv").string(), tmp("part0.csv").string(),
                tmp("part1.csv").string(), tmp("part2.csv").string()})
               .code == 0);
-  CHECK(slurp(tmp("merged.csv")) == slurp(tmp("full.csv")));
+  CHECK(file_bytes(tmp("merged.csv")) == file_bytes(tmp("full.csv")));
 }
 
 TEST_CASE("resume after SIGKILL loses and repeats nothing", "[sweep][faults]") {
@@ -157,7 +152,7 @@ strategies: [tbo-decode]
   const CliResult resumed = cli({"sweep", spec, "--out", cut.string(), "--resume", "-q"});
   INFO(resumed.err);
   REQUIRE(resumed.code == 0);
-  CHECK(slurp(cut) == slurp(full));
+  CHECK(file_bytes(cut) == file_bytes(full));
 }
 
 TEST_CASE("crossover interpolates between the points around speedup 1", "[sweep]") {
@@ -192,7 +187,7 @@ strategies: [tbo-decode, sbo]
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.path().extension() != ".svg") continue;
     ++svgs;
-    const std::string text = slurp(e.path());
+    const std::string text = file_bytes(e.path());
     std::string why;
     INFO(e.path() << ": " << why);
     CHECK(well_formed_xml(text, &why));
@@ -206,7 +201,7 @@ strategies: [tbo-decode, sbo]
       "heatmap-tbo-decode-over-requests-per-gpu-and-ep-size-gpus--deepseek-v3--decode--"
       "h800-sxm.svg";
   REQUIRE(fs::exists(heat));
-  const auto texts = svg_texts(slurp(heat));
+  const auto texts = svg_texts(file_bytes(heat));
   auto has = [&](const std::string& t) {
     return std::find(texts.begin(), texts.end(), t) != texts.end();
   };

@@ -33,11 +33,6 @@ fs::path tmp(const std::string& name) {
   return dir / name;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 void spit(const fs::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary) << text;
 }
@@ -126,7 +121,7 @@ TEST_CASE("SHA-256 gives the FIPS 180-2 test vectors", "[provenance]") {
 }
 
 TEST_CASE("a results file starts with its provenance", "[provenance][sweep]") {
-  const std::string text = slurp(runs().full);
+  const std::string text = file_bytes(runs().full);
   const auto ls = lines_of(text);
   REQUIRE(ls.size() > 12);
   CHECK(ls[0].rfind("# overlapsim sweep results", 0) == 0);
@@ -145,12 +140,13 @@ TEST_CASE("a results file starts with its provenance", "[provenance][sweep]") {
                     "\n") != std::string::npos);
   CHECK(std::count(text.begin(), text.end(), '#') == 12);  // 12 provenance lines, no more
   CHECK(text.find("# shard: 0/1\n# points: 6 of 6\npoint,") != std::string::npos);
-  CHECK(slurp(runs().parts[1]).find("# shard: 1/3\n# points: 2 of 6\npoint,") != std::string::npos);
+  CHECK(file_bytes(runs().parts[1]).find("# shard: 1/3\n# points: 2 of 6\npoint,") !=
+        std::string::npos);
 }
 
 TEST_CASE("sweep --resume refuses rows that are not this sweep's and writes nothing",
           "[provenance][sweep][bad-input][faults]") {
-  const std::string full = slurp(runs().full);
+  const std::string full = file_bytes(runs().full);
   auto resume = [&](const std::string& name, const std::string& content,
                     const std::string& spec_path, const std::vector<std::string>& extra = {}) {
     const fs::path out = tmp(name);
@@ -158,7 +154,7 @@ TEST_CASE("sweep --resume refuses rows that are not this sweep's and writes noth
     std::vector<std::string> args{"sweep", spec_path, "--out", out.string(), "--resume", "-q"};
     args.insert(args.end(), extra.begin(), extra.end());
     const CliResult r = cli(args);
-    CHECK(slurp(out) == content);  // untouched
+    CHECK(file_bytes(out) == content);  // untouched
     return std::make_pair(out.string(), r);
   };
   {
@@ -171,8 +167,8 @@ TEST_CASE("sweep --resume refuses rows that are not this sweep's and writes noth
   {
     // The same spec as another shard.
     const auto [out, r] =
-        resume("other-shard.csv", slurp(runs().parts[1]), runs().spec, {"--shard", "2/3"});
-    expect_located(r, out, line_starting(slurp(runs().parts[1]), "# shard:"), "shard",
+        resume("other-shard.csv", file_bytes(runs().parts[1]), runs().spec, {"--shard", "2/3"});
+    expect_located(r, out, line_starting(file_bytes(runs().parts[1]), "# shard:"), "shard",
                    "rows of shard 1/3, this spec is shard 2/3");
   }
   {
@@ -227,7 +223,7 @@ TEST_CASE("sweep --resume refuses rows that are not this sweep's and writes noth
 TEST_CASE("sweep --resume refuses rows computed with a hardware file that has changed since",
           "[provenance][sweep][bad-input][faults]") {
   const fs::path profile = tmp("my-gpu.yaml");
-  std::string text = slurp(source_path("hw_profiles/h800-sxm.yaml"));
+  std::string text = file_bytes(source_path("hw_profiles/h800-sxm.yaml"));
   spit(profile, text);
   const std::string spec = spec_file(
       "my-gpu-spec.yaml",
@@ -236,7 +232,7 @@ TEST_CASE("sweep --resume refuses rows computed with a hardware file that has ch
           "strategies: [tbo-decode]\n");
   const fs::path out = tmp("my-gpu.csv");
   REQUIRE(cli({"sweep", spec, "--out", out.string(), "-q"}).code == 0);
-  const std::string before = slurp(out);
+  const std::string before = file_bytes(out);
   CHECK(before.find("# file: " + profile.string() + " sha256:" + sha256_file(profile.string())) !=
         std::string::npos);
   text.replace(text.find("value: 160,"), 11, "value: 120,");  // NVLink GB/s
@@ -244,7 +240,7 @@ TEST_CASE("sweep --resume refuses rows computed with a hardware file that has ch
   const CliResult r = cli({"sweep", spec, "--out", out.string(), "--resume", "-q"});
   expect_located(r, out.string(), line_starting(before, "# file:"), "file",
                  profile.string() + " has changed");
-  CHECK(slurp(out) == before);
+  CHECK(file_bytes(out) == before);
 }
 
 TEST_CASE("merge refuses each broken set of shards with one located line and writes nothing",
@@ -259,7 +255,7 @@ TEST_CASE("merge refuses each broken set of shards with one located line and wri
     return cli(args);
   };
   const std::string p0 = p[0].string(), p1 = p[1].string(), p2 = p[2].string();
-  const std::string part2 = slurp(p[2]);
+  const std::string part2 = file_bytes(p[2]);
   const int shard_line = line_starting(part2, "# shard:");
   {
     // A shard given twice.
@@ -276,12 +272,12 @@ TEST_CASE("merge refuses each broken set of shards with one located line and wri
     CHECK(partial.code == 0);
     CHECK(partial.out.find("merged 2 of 3 shards") != std::string::npos);
     CHECK(partial.out.find("missing: shard(s) 1/3 (2 points)") != std::string::npos);
-    CHECK(slurp(out).find("# shard: 0,2/3\n# points: 4 of 6\n") != std::string::npos);
+    CHECK(file_bytes(out).find("# shard: 0,2/3\n# points: 4 of 6\n") != std::string::npos);
     // The partial file and the missing shard merge into the unsharded file.
     const fs::path partial_file = tmp("partial.csv");
     fs::rename(out, partial_file);
     REQUIRE(merge({partial_file.string(), p1}).code == 0);
-    CHECK(slurp(out) == slurp(runs().full));
+    CHECK(file_bytes(out) == file_bytes(runs().full));
   }
   {
     // A shard cut off mid-row (the machine running it died).
@@ -320,12 +316,12 @@ TEST_CASE("merge refuses each broken set of shards with one located line and wri
     const fs::path half = tmp("half.csv");
     REQUIRE(cli({"sweep", runs().spec, "--out", half.string(), "--shard", "1/2", "-q"}).code == 0);
     expect_located(merge({p0, half.string()}), half.string(),
-                   line_starting(slurp(half), "# shard:"), "shard", "not the same split");
+                   line_starting(file_bytes(half), "# shard:"), "shard", "not the same split");
   }
   {
     // A row of another shard inside a part.
     auto ls = lines_of(part2);
-    const auto l1 = lines_of(slurp(p[1]));
+    const auto l1 = lines_of(file_bytes(p[1]));
     ls[ls.size() - 2] = l1[l1.size() - 2];
     const fs::path mixed = tmp("mixed.csv");
     spit(mixed, join_lines(ls));
@@ -382,7 +378,7 @@ strategies: [tbo-decode, sbo]
     REQUIRE(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 128 + sig);
     // Complete points only: every line ends, two rows per point, and the message counts them.
-    const std::string text = slurp(cut);
+    const std::string text = file_bytes(cut);
     REQUIRE(!text.empty());
     CHECK(text.back() == '\n');
     const auto ls = lines_of(text);
@@ -390,7 +386,7 @@ strategies: [tbo-decode, sbo]
     const long long rows = static_cast<long long>(ls.size()) - (first_row - 1);
     CHECK(rows % 2 == 0);
     CHECK(rows < 120);
-    const std::string message = slurp(err);
+    const std::string message = file_bytes(err);
     INFO(message);
     CHECK(message.find(std::string("stopped by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ": " +
                        std::to_string(rows / 2) + " of 60 point(s) are complete in " +
@@ -398,6 +394,6 @@ strategies: [tbo-decode, sbo]
     CHECK(message.find("overlapsim sweep " + spec + " --out " + cut.string() + " --resume") !=
           std::string::npos);
     REQUIRE(cli({"sweep", spec, "--out", cut.string(), "--resume", "-q"}).code == 0);
-    CHECK(slurp(cut) == slurp(full));
+    CHECK(file_bytes(cut) == file_bytes(full));
   }
 }

@@ -14,6 +14,7 @@
 #include "calibrate/fit/seed_block.hpp"
 #include "helpers.hpp"
 #include "sim/core/error.hpp"
+#include "workload_fixtures.hpp"
 
 using namespace ovs;
 using namespace ovs::test;
@@ -21,12 +22,7 @@ using namespace ovs::test;
 namespace {
 
 Workload v4_decode(std::int64_t requests) {
-  Workload w;
-  w.phase = Phase::decode;
-  w.tokens_per_gpu = requests;
-  w.context = 4096;
-  w.ep = 8;
-  return w;
+  return workload(Phase::decode, requests, 4096, 8);
 }
 
 // Side-branch launches of the model's first CSA layer (KV write, compressor, indexer).

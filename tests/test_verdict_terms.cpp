@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "app/analysis/caveats.hpp"
+#include "cli_json.hpp"
 #include "helpers.hpp"
 
 using namespace ovs;
@@ -16,15 +17,6 @@ using namespace ovs::test;
 using Json = nlohmann::json;
 
 namespace {
-
-Json whatif(std::vector<std::string> args) {
-  args.insert(args.begin(), "whatif");
-  args.push_back("--json");
-  const CliResult r = cli(args);
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return Json::parse(r.out);
-}
 
 std::string collapse_spaces(const std::string& s) {
   return std::regex_replace(s, std::regex("\\s+"), " ");
@@ -44,7 +36,7 @@ TEST_CASE("a verdict names every term of net = advantage - degradation", "[verdi
        "4096", "--ep", "16", "--strategy", "multistream"},
   };
   for (const auto& c : cases) {
-    const Json j = whatif(c);
+    const Json j = whatif_json(c);
     INFO(j["verdict"].get<std::string>());
     const double adv = j["advantage_us"], deg = j["degradation_us"], net = j["net_us"];
     // net is the forward's difference and advantage - degradation.
@@ -81,7 +73,7 @@ TEST_CASE("search separates the gain of the DeepEP mode and SM split from overla
         Approx(g["baseline_us"].get<double>() - g["best_us"].get<double>()));
   CHECK(g["best_us"].get<double>() == j["best"]["forward_us"].get<double>());
   // The baseline is the what-if's no-overlap forward in the phase's default mode.
-  const Json w = whatif(
+  const Json w = whatif_json(
       {"--tokens-per-gpu", "64", "--context", "4096", "--ep", "32", "--strategy", "tbo-decode"});
   CHECK(g["baseline_us"].get<double>() == w["baseline_us"].get<double>());
   CHECK(g["baseline_deepep_mode"] == "low_latency");

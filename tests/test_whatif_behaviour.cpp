@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/analysis/whatif.hpp"
+#include "cli_json.hpp"
 #include "helpers.hpp"
 #include "models/cost/gemm.hpp"
 #include "models/cost/memory_kernels.hpp"
@@ -66,15 +67,6 @@ std::vector<KernelCost> tiny_kernels(int n) {
   return out;
 }
 
-nlohmann::json whatif(std::vector<std::string> args) {
-  args.insert(args.begin(), "whatif");
-  args.push_back("--json");
-  const CliResult r = cli(args);
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
-
 }  // namespace
 
 TEST_CASE("seed 2 table: two high-MFU GEMMs only time-share", "[seed2]") {
@@ -112,9 +104,9 @@ TEST_CASE("seed 2 table: a big GEMM beside many us-scale kernels gains the most"
 }
 
 TEST_CASE("two-batch overlap pays in large-batch prefill over RDMA", "[behaviour]") {
-  const auto j = whatif({"--model", "deepseek-v3", "--hw", "h800-sxm", "--phase", "prefill",
-                         "--tokens-per-gpu", "8192", "--context", "4096", "--ep", "32",
-                         "--strategy", "tbo-prefill"});
+  const auto j = whatif_json({"--model", "deepseek-v3", "--hw", "h800-sxm", "--phase", "prefill",
+                              "--tokens-per-gpu", "8192", "--context", "4096", "--ep", "32",
+                              "--strategy", "tbo-prefill"});
   CHECK(j["speedup"].get<double>() > 1.05);
   CHECK(j["advantage_us"].get<double>() > j["degradation_us"].get<double>());
 }
@@ -125,9 +117,9 @@ TEST_CASE("decode two-batch overlap loses at small batches and wins at large one
   // the 38 GB of weights at EP 32 on an H800; SGLang's own default for that launch reserves more
   // for activations and graphs and leaves too small a pool (test_memory_sglang.cpp).
   auto speedup = [](const char* requests) {
-    return whatif({"--model", "deepseek-v3", "--hw", "h800-sxm", "--phase", "decode",
-                   "--tokens-per-gpu", requests, "--context", "2048", "--ep", "32", "--strategy",
-                   "tbo-decode", "--mem-fraction-static", "0.88"})["speedup"]
+    return whatif_json({"--model", "deepseek-v3", "--hw", "h800-sxm", "--phase", "decode",
+                        "--tokens-per-gpu", requests, "--context", "2048", "--ep", "32",
+                        "--strategy", "tbo-decode", "--mem-fraction-static", "0.88"})["speedup"]
         .get<double>();
   };
   CHECK(speedup("8") < 1.0);
@@ -145,26 +137,26 @@ TEST_CASE("with very fast links and no RDMA two-batch overlap hides less communi
   // one the combine also waits for the hottest rank's experts, the same time on both fabrics,
   // which two-batch overlap hides too and which would mask the fabric.
   auto hidden_us = [](const char* gpn) {
-    return whatif({"--model",
-                   "deepseek-v3",
-                   "--hw",
-                   "b200",
-                   "--phase",
-                   "prefill",
-                   "--tokens-per-gpu",
-                   "8192",
-                   "--context",
-                   "4096",
-                   "--ep",
-                   "64",
-                   "--gpus-per-node",
-                   gpn,
-                   "--strategy",
-                   "tbo-prefill",
-                   "--moe-dense-tp-size",
-                   "1",
-                   "--placement",
-                   "balanced"})["comm_hidden_us"]
+    return whatif_json({"--model",
+                        "deepseek-v3",
+                        "--hw",
+                        "b200",
+                        "--phase",
+                        "prefill",
+                        "--tokens-per-gpu",
+                        "8192",
+                        "--context",
+                        "4096",
+                        "--ep",
+                        "64",
+                        "--gpus-per-node",
+                        gpn,
+                        "--strategy",
+                        "tbo-prefill",
+                        "--moe-dense-tp-size",
+                        "1",
+                        "--placement",
+                        "balanced"})["comm_hidden_us"]
         .get<double>();
   };
   CHECK(hidden_us("72") < hidden_us("8"));
@@ -181,8 +173,8 @@ TEST_CASE("a bigger batch never makes the forward faster", "[behaviour]") {
       for (const char* tokens : {"1", "2", "4", "8", "16", "32", "64", "128"}) {
         INFO(model << " " << phase << " " << tokens << " tokens per GPU");
         const auto j =
-            whatif({"--model", model, "--hw", "h800-sxm", "--phase", phase, "--tokens-per-gpu",
-                    tokens, "--context", "4096", "--ep", "32", "--strategy", "sbo"});
+            whatif_json({"--model", model, "--hw", "h800-sxm", "--phase", phase, "--tokens-per-gpu",
+                         tokens, "--context", "4096", "--ep", "32", "--strategy", "sbo"});
         CHECK(j["baseline_us"].get<double>() >= last_base);
         CHECK(j["overlapped_us"].get<double>() >= last_over);
         last_base = j["baseline_us"].get<double>();

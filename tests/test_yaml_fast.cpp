@@ -11,14 +11,10 @@
 #include "sim/io/yaml_fast.hpp"
 
 using namespace ovs;
+using ovs::test::file_bytes;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 // The program both readers give; the fast reader must read it.
 void require_same_program(const std::string& text, const std::string& name) {
@@ -84,7 +80,7 @@ TEST_CASE("the fast reader gives the program yaml-cpp gives for every shipped ex
     if (file.extension() != ".yaml") continue;
     const std::string name = file.string();
     INFO(name);
-    require_same_program(slurp(file), name);
+    require_same_program(file_bytes(file), name);
     ++files;
   }
   CHECK(files >= 4);

@@ -132,6 +132,14 @@ class Reader {
   std::string where(size_t r) const {
     return fmt::format("{}:{}", fs::path(f_.meta.file).filename().string(), line(r));
   }
+  // Whether row r's `value` (its `what`: "GEMM dtype", ...) is one of `known`; if not, the row
+  // is to be skipped, and `skipped` says so.
+  bool modelled(size_t r, const std::string& what, const std::string& value,
+                const std::vector<std::string>& known, std::vector<std::string>& skipped) const {
+    if (std::find(known.begin(), known.end(), value) != known.end()) return true;
+    skipped.push_back(fmt::format("{}: {} '{}' not modelled", where(r), what, value));
+    return false;
+  }
 
  private:
   const CsvFile& f_;
@@ -163,10 +171,8 @@ void read_gemm(const CsvFile& f, BenchData& d) {
     }
     if (r.has("splitk") && !r.text(i, "splitk").empty())
       g.splitk = static_cast<int>(r.whole(i, "splitk", 1));
-    if (g.dtype != "bf16" && g.dtype != "fp8_e4m3" && g.dtype != "fp8_block128") {
-      d.skipped.push_back(fmt::format("{}: GEMM dtype '{}' not modelled", r.where(i), g.dtype));
+    if (!r.modelled(i, "GEMM dtype", g.dtype, {"bf16", "fp8_e4m3", "fp8_block128"}, d.skipped))
       continue;
-    }
     d.gemm.push_back(g);
   }
 }
@@ -181,10 +187,7 @@ void read_hbm(const CsvFile& f, BenchData& d) {
     h.ctas = r.whole(i, "ctas", 1);
     h.bytes_moved = r.positive(i, "bytes_moved");
     h.time_us = r.positive(i, "time_us");
-    if (h.kernel != "read" && h.kernel != "write" && h.kernel != "copy") {
-      d.skipped.push_back(fmt::format("{}: memory kernel '{}' not modelled", r.where(i), h.kernel));
-      continue;
-    }
+    if (!r.modelled(i, "memory kernel", h.kernel, {"read", "write", "copy"}, d.skipped)) continue;
     d.hbm.push_back(h);
   }
 }
@@ -199,10 +202,8 @@ void read_l2(const CsvFile& f, BenchData& d) {
     l.ctas = r.whole(i, "ctas", 1);
     l.bytes_read = r.positive(i, "bytes_read");
     l.time_us = r.positive(i, "time_us");
-    if (l.test != "sweep" && l.test != "reuse_first" && l.test != "reuse_second") {
-      d.skipped.push_back(fmt::format("{}: L2 test '{}' not modelled", r.where(i), l.test));
+    if (!r.modelled(i, "L2 test", l.test, {"sweep", "reuse_first", "reuse_second"}, d.skipped))
       continue;
-    }
     d.l2.push_back(l);
   }
 }
@@ -218,10 +219,7 @@ void read_launch(const CsvFile& f, BenchData& d) {
     l.kernel = r.text(i, "kernel");
     l.host_us_per_item = r.positive(i, "host_us_per_item");
     l.gpu_us_per_item = r.optional_positive(i, "gpu_us_per_item");
-    if (std::find(modes.begin(), modes.end(), l.mode) == modes.end()) {
-      d.skipped.push_back(fmt::format("{}: launch mode '{}' not modelled", r.where(i), l.mode));
-      continue;
-    }
+    if (!r.modelled(i, "launch mode", l.mode, modes, d.skipped)) continue;
     if ((l.mode == "eager" || l.mode == "graph") && !l.gpu_us_per_item)
       r.fail(i, "gpu_us_per_item", "expected a number for mode " + l.mode + ", got ''");
     d.launch.push_back(l);

@@ -98,27 +98,35 @@ class FastParser {
     return add_scalar(text);
   }
 
-  std::uint32_t add_container(FastNode::Kind kind, std::uint32_t line, size_t mark) {
-    const auto begin = static_cast<std::uint32_t>(d_.kids_.size());
-    d_.kids_.insert(d_.kids_.end(), stack_.begin() + static_cast<std::ptrdiff_t>(mark),
-                    stack_.end());
-    auto count = static_cast<std::uint32_t>(stack_.size() - mark);
-    if (kind == FastNode::map) count /= 2;
-    stack_.resize(mark);
-    d_.nodes_.push_back(FastNode{kind, line, begin, count});
-    return static_cast<std::uint32_t>(d_.nodes_.size() - 1);
+  // A container being read: where its children start on stack_, and the line it starts on.
+  struct OpenContainer {
+    size_t mark;
+    std::uint32_t line;
+  };
+
+  // A container starts here, one level deeper (at most kMaxDepth).
+  OpenContainer open_container() {
+    if (++depth_ > kMaxDepth) throw Unsupported{};
+    return {stack_.size(), line_};
   }
 
-  void enter() {
-    if (++depth_ > kMaxDepth) throw Unsupported{};
+  // The container `o` ends: its children, taken from the stack, become a node of `kind`.
+  std::uint32_t close_container(FastNode::Kind kind, const OpenContainer& o) {
+    --depth_;
+    const auto begin = static_cast<std::uint32_t>(d_.kids_.size());
+    d_.kids_.insert(d_.kids_.end(), stack_.begin() + static_cast<std::ptrdiff_t>(o.mark),
+                    stack_.end());
+    auto count = static_cast<std::uint32_t>(stack_.size() - o.mark);
+    if (kind == FastNode::map) count /= 2;
+    stack_.resize(o.mark);
+    d_.nodes_.push_back(FastNode{kind, o.line, begin, count});
+    return static_cast<std::uint32_t>(d_.nodes_.size() - 1);
   }
 
   // ---- block context -----------------------------------------------------------------------
   // A map whose keys start at column `indent`; `positioned`: pos_ is at its first key already.
   std::uint32_t block_map(int indent, bool positioned) {
-    enter();
-    const size_t mark = stack_.size();
-    const std::uint32_t line = line_;
+    const OpenContainer container = open_container();
     while (true) {
       if (!positioned) {
         const int ind = content_indent();
@@ -130,15 +138,12 @@ class FastParser {
       stack_.push_back(block_key());
       stack_.push_back(block_value(indent));
     }
-    --depth_;
-    return add_container(FastNode::map, line, mark);
+    return close_container(FastNode::map, container);
   }
 
   // A list whose dashes are at column `indent`.
   std::uint32_t block_seq(int indent, bool positioned) {
-    enter();
-    const size_t mark = stack_.size();
-    const std::uint32_t line = line_;
+    const OpenContainer container = open_container();
     while (true) {
       if (!positioned) {
         const int ind = content_indent();
@@ -160,12 +165,11 @@ class FastParser {
       } else if (line_has_key()) {
         stack_.push_back(block_map(static_cast<int>(pos_ - line_start_), true));
       } else {
-        stack_.push_back(inline_node(indent));
+        stack_.push_back(node_here(indent, false));
         end_line();
       }
     }
-    --depth_;
-    return add_container(FastNode::seq, line, mark);
+    return close_container(FastNode::seq, container);
   }
 
   // The node on the lines after "key:" or "-" alone: deeper than `indent` (a list may also sit
@@ -226,14 +230,15 @@ class FastParser {
       end_line();
       return nested_block(indent, true);
     }
-    const std::uint32_t n = inline_node(indent);
+    const std::uint32_t n = node_here(indent, false);
     end_line();
     return n;
   }
 
-  // A node that starts on this line: a flow map or list (perhaps over several lines), a quoted
-  // scalar, or a plain scalar to the end of the line.
-  std::uint32_t inline_node(int indent) {
+  // A node that starts here: a flow map or list (perhaps over several lines), a quoted scalar,
+  // or a plain scalar (inside a flow collection, `in_flow`, up to the next flow indicator; else
+  // to the end of the line).
+  std::uint32_t node_here(int indent, bool in_flow) {
     switch (cur()) {
       case '{':
         return flow_map(indent);
@@ -244,7 +249,7 @@ class FastParser {
       case '\'':
         return single_quoted();
       default:
-        return block_plain();
+        return in_flow ? flow_plain(false) : block_plain();
     }
   }
 
@@ -310,21 +315,6 @@ class FastParser {
     }
   }
 
-  std::uint32_t flow_node(int indent) {
-    switch (cur()) {
-      case '{':
-        return flow_map(indent);
-      case '[':
-        return flow_seq(indent);
-      case '"':
-        return double_quoted();
-      case '\'':
-        return single_quoted();
-      default:
-        return flow_plain(false);
-    }
-  }
-
   std::uint32_t flow_plain(bool key) {
     if (bad_plain_start(cur(), at(pos_ + 1))) throw Unsupported{};
     size_t p = pos_;
@@ -372,28 +362,22 @@ class FastParser {
   }
 
   std::uint32_t flow_map(int indent) {
-    enter();
-    const std::uint32_t line = line_;
-    const size_t mark = stack_.size();
+    const OpenContainer container = open_container();
     flow_items(indent, '}', [&] {
       if (cur() == '"' || cur() == '\'' || cur() == '{' || cur() == '[') throw Unsupported{};
       stack_.push_back(flow_plain(true));
       ++pos_;  // ':'
       if (cur() != ' ' && cur() != '\n') throw Unsupported{};
       flow_space(indent);
-      stack_.push_back(flow_node(indent));
+      stack_.push_back(node_here(indent, true));
     });
-    --depth_;
-    return add_container(FastNode::map, line, mark);
+    return close_container(FastNode::map, container);
   }
 
   std::uint32_t flow_seq(int indent) {
-    enter();
-    const std::uint32_t line = line_;
-    const size_t mark = stack_.size();
-    flow_items(indent, ']', [&] { stack_.push_back(flow_node(indent)); });
-    --depth_;
-    return add_container(FastNode::seq, line, mark);
+    const OpenContainer container = open_container();
+    flow_items(indent, ']', [&] { stack_.push_back(node_here(indent, true)); });
+    return close_container(FastNode::seq, container);
   }
 
   std::string_view s_;
