@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes the layer benchmark's plans (calibrate/bench/layer.cpp) for the GPUs a lent machine may
-# have: two DeepSeek-V3 MoE layers (the middle ones) at decode batches of 16, 64 and 256 requests
+# have: four DeepSeek-V3 MoE layers (the middle ones) at decode batches of 16, 64 and 256 requests
 # per GPU (context 4096) and prefill batches of 2048 and 8192 tokens, each serial (no-overlap),
 # with two-batch overlap and with single-batch overlap, EP32 (8 experts per GPU). Output:
 # calibrate/layer-plans/<profile>/<phase>-<n>-<strategy>.{plan,yaml}; run-on-gpu.sh runs them.

@@ -52,7 +52,7 @@ TEST_CASE("LayerExport: plan and program describe the same kernels", "[layer-exp
     const LoadedProgram lp = load_program(stem + ".yaml");
     REQUIRE(plan.kernels.size() == lp.program.kernels.size());
     CHECK(plan.strategy == strategy);
-    CHECK(plan.layers == 2);
+    CHECK(plan.layers == 4);
     CHECK(plan.launch_mode == "graph");  // decode runs under CUDA graphs
     CHECK(plan.point.find("--tokens-per-gpu 64") != std::string::npos);
     int gemms = 0, standins = 0;
@@ -93,7 +93,8 @@ TEST_CASE("LayerExport: run predicts the exported window", "[layer-export]") {
     CHECK(engine_window_us(lp) ==
           Approx(plan.predicted.at("window_us")).margin(1e-6 * plan.predicted.at("window_us")));
   }
-  // Two micro-batches launch about twice the compute kernels of one.
+  // Two micro-batches launch each compute kernel of the same layers twice (a few, such as the
+  // micro-batch split itself, once per batch).
   const bp::Plan base = bp::load((dir / "v3-no-overlap.plan").string());
   const bp::Plan tbo = bp::load((dir / "v3-tbo-decode.plan").string());
   auto compute = [](const bp::Plan& p) {
@@ -101,7 +102,8 @@ TEST_CASE("LayerExport: run predicts the exported window", "[layer-export]") {
     for (const auto& k : p.kernels) n += k.kind != bp::Kind::standin;
     return n;
   };
-  CHECK(compute(tbo) > 1.6 * compute(base));
+  CHECK(compute(tbo) > 1.8 * compute(base));
+  CHECK(compute(tbo) < 2.2 * compute(base));
 }
 
 TEST_CASE("LayerExport: plan round trips through its reader", "[layer-export]") {
@@ -145,7 +147,7 @@ TEST_CASE("LayerExport: a missing layer is a flag error", "[layer-export]") {
   const CliResult r = cli(args);
   CHECK(r.code == 2);
   CHECK(r.err.find("--export-first-layer") != std::string::npos);
-  CHECK(r.err.find("no kernels of layers 500..501") != std::string::npos);
+  CHECK(r.err.find("no kernels of layers 500..503") != std::string::npos);
 }
 
 // A layer run's CSV made from the engine's own figures scaled by known factors: the validation's

@@ -133,6 +133,10 @@ LayerExport export_layers(const StrategyRun& run, const HwProfile& hw,
     if (const auto* l = std::get_if<LaunchAction>(&act.step)) {
       const KernelSpec& k = src.kernels[static_cast<size_t>(l->kernel)];
       const KernelInfo& ki = info[static_cast<size_t>(l->kernel)];
+      // Only the window's layers: under two-batch overlap the host interleaves the neighbours'
+      // kernels (B's end of the layer before, A's start of the one after); they are left out, so
+      // both micro-batches' work in the window is that of the same layers as in the baseline.
+      if (ki.layer < first || ki.layer > last) continue;
       KernelSpec nk;
       nk.name = fmt::format("{}.L{}.{}/{}", micro_batch_label(ki.micro_batch), ki.layer, ki.op,
                             ki.kernel);

@@ -1,7 +1,7 @@
 #pragma once
-// A few layers of a what-if's program, cut out for the layer benchmark (issue 36): the kernels the
-// host launches from the first kernel of `first_layer` to the last of the last layer, with their
-// records, waits and host delays, as
+// A few layers of a what-if's program, cut out for the layer benchmark (issue 36): the kernels of
+// those layers as the host launches them from the first kernel of `first_layer` to the last of
+// the last layer, with the records, waits and host delays in between, as
 //   - an engine program (`overlapsim run` predicts it: the kernels' Work from the cost models,
 //     each communication kernel a stand-in of the duration the whole run gave it, holding the SMs
 //     DeepEP holds), and
@@ -25,7 +25,7 @@ struct LayerExport {
 
 struct LayerExportRequest {
   int first_layer = -1;  // -1: the middle MoE (or V4 compressed-attention) layer
-  int layers = 2;
+  int layers = 4;
   std::string point;     // the what-if's flags, for the record
   std::string hardware;  // the profile name or path the program's `hardware:` names
 };
