@@ -47,6 +47,10 @@ std::string nearest_flag(const CLI::App& app, const std::vector<std::string>& ex
     const std::string near = yaml::did_you_mean(word, flags);
     if (!near.empty()) return "unknown flag '" + word + "' (did you mean '" + near + "'?)";
   }
+  // No flag near it: still name it, rather than CLI11's "arguments were not expected".
+  for (const auto& e : extras)
+    if (e.rfind("--", 0) == 0)
+      return "unknown flag '" + e.substr(0, e.find('=')) + "' for '" + cmd->get_name() + "'";
   return {};
 }
 

@@ -221,7 +221,8 @@ void add_kernel_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--deepep", o->deepep, "DeepEP mode")
       ->check(flags::one_of({"normal", "low_latency"}));
   cmd->add_option("--op", o->op, "DeepEP op")->check(flags::one_of({"dispatch", "combine"}));
-  cmd->add_option("--ep", o->ep, "EP size (ranks)")->check(flags::whole_int(1));
+  cmd->add_option("--ep,--ep-size,--expert-parallel-size", o->ep, "EP size (ranks)")
+      ->check(flags::whole_int(1));
   cmd->add_option("--tokens", o->tokens, "Tokens on this GPU (DeepEP, memory kernels)")
       ->check(flags::whole_count(1));
   cmd->add_option("--hidden", o->hidden, "Hidden size (default: the model's)")

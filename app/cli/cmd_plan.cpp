@@ -91,11 +91,11 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
                   "gpus_per_host: 8 on HGX, 4 on GB200 NVL72)")
       ->check(flags::whole(1, 1 << 20));
   cmd->add_option("--tpot-ms", o->tpot_ms, "Decode: time-per-output-token target (ms)")
-      ->check(flags::real(1e-6, std::numeric_limits<double>::max()));
+      ->check(flags::positive());
   cmd->add_option("--context", o->context, "Decode: KV length of every request (default 4096)")
       ->check(flags::whole_count(1));
   cmd->add_option("--ttft-ms", o->ttft_ms, "Prefill: time-to-first-token target (ms)")
-      ->check(flags::real(1e-6, std::numeric_limits<double>::max()));
+      ->check(flags::positive());
   cmd->add_option("--prompt-len", o->prompt_len, "Prefill: prompt length of the TTFT target")
       ->check(flags::whole_count(1));
   cmd->add_option("--strategies", o->req.strategies,
@@ -106,7 +106,7 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
                   "Batch sizes per GPU to search, comma-separated (decode: requests)")
       ->delimiter(',')
       ->check(flags::whole_count(1));
-  cmd->add_option("--ep", o->req.eps,
+  cmd->add_option("--ep,--ep-size,--expert-parallel-size", o->req.eps,
                   "EP sizes to search, comma-separated (default: the divisors of --gpus that "
                   "are whole hosts inside an NVLink domain or whole domains, and --gpus)")
       ->delimiter(',')
@@ -123,7 +123,7 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
       ->capture_default_str();
   cmd->add_option("--mtp-acceptance", o->mtp_acceptance,
                   "Share of drafted tokens accepted (overrides the model config)")
-      ->check(flags::real(1e-6, 1));
+      ->check(flags::positive(1));
   cmd->add_option("--imbalance", o->req.imbalance,
                   "Hottest rank's expert load over the mean (default: from the routing statistics, "
                   "EP size and batch of each point)")

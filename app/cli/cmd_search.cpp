@@ -69,7 +69,7 @@ void add_search_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--context", o->workload.context, "Prompt length or KV length")
       ->required()
       ->check(flags::whole_count(1));
-  cmd->add_option("--ep", o->workload.ep, "Expert-parallel size")
+  cmd->add_option("--ep,--ep-size,--expert-parallel-size", o->workload.ep, "Expert-parallel size")
       ->required()
       ->check(flags::whole_int(1));
   cmd->add_option("--gpus-per-node", o->workload.gpus_per_node,

@@ -159,7 +159,8 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
                   "share of the tokens on one side is cut at half its tokens, inside a sequence")
       ->check(flags::real(0, 0.5))
       ->capture_default_str();
-  cmd->add_option("--ep", o->workload.ep, "Expert-parallel size (GPUs)")
+  cmd->add_option("--ep,--ep-size,--expert-parallel-size", o->workload.ep,
+                  "Expert-parallel size (GPUs)")
       ->required()
       ->check(flags::whole_int(1));
   cmd->add_option("--gpus-per-node", o->workload.gpus_per_node,

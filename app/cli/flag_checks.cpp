@@ -31,7 +31,7 @@ std::string check_whole(const std::string& text, long long lo, long long hi) {
 CLI::Validator whole(long long lo, long long hi) {
   return CLI::Validator(
       [lo, hi](std::string& text) { return check_whole(text, lo, hi); },
-      hi >= 2147483647LL ? fmt::format("INT>={}", lo) : fmt::format("INT in [{}, {}]", lo, hi));
+      hi >= (1LL << 20) ? fmt::format("INT>={}", lo) : fmt::format("INT in [{}, {}]", lo, hi));
 }
 
 CLI::Validator real(double lo, double hi) {
@@ -48,6 +48,22 @@ CLI::Validator real(double lo, double hi) {
         return {};
       },
       open ? fmt::format("NUMBER>={}", lo) : fmt::format("NUMBER in [{}, {}]", lo, hi));
+}
+
+CLI::Validator positive(double hi) {
+  const bool open = std::isinf(hi);
+  const std::string want =
+      open ? "must be a number > 0" : fmt::format("must be a number > 0 and at most {}", hi);
+  return CLI::Validator(
+      [hi, want](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end == text.c_str() || *end != '\0')
+          return want + " (got '" + text + "')";
+        if (!std::isfinite(v) || v <= 0 || v > hi) return want + " (got " + text + ")";
+        return {};
+      },
+      open ? "NUMBER>0" : fmt::format("NUMBER in (0, {}]", hi));
 }
 
 CLI::Validator auto_or_real(double lo, double hi) {

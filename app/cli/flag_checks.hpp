@@ -4,6 +4,7 @@
 // 'prefill'?)". CLI11 runs these before converting the text, so a word where a number belongs
 // gets the same message.
 #include <CLI/CLI.hpp>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,8 @@ inline CLI::Validator whole_count(long long lo) {
 }
 // A finite real number in [lo, hi].
 CLI::Validator real(double lo, double hi);
+// A number > 0 (and <= hi when hi is finite): "NUMBER>0", "NUMBER in (0, 1]".
+CLI::Validator positive(double hi = std::numeric_limits<double>::infinity());
 // "auto", or a number as real(lo, hi) checks it.
 CLI::Validator auto_or_real(double lo, double hi);
 // One of `choices`, with the nearest suggested when it is none of them.

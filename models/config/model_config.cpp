@@ -51,8 +51,9 @@ void parse_kv_cache(const yaml::Value& v, bool v4, ModelConfig& c) {
 ModelConfig parse_model_config(const yaml::Value& root) {
   ModelConfig c;
   c.file = root.file();
-  yaml::Map m(root, {"name", "family", "hidden", "layers", "dense_layers", "dense_inter", "vocab",
-                     "attention", "mhc", "moe", "weights", "mtp", "kv_cache", "description"});
+  yaml::Map m(root,
+              {"name", "family", "hidden", "layers", "dense_layers", "dense_inter", "vocab",
+               "attention", "mhc", "moe", "weights", "mtp", "kv_cache", "description", "aliases"});
   c.name = m.required("name").str();
   c.family = m.required("family").choice({"v3", "v4"}) == "v4" ? ModelFamily::v4 : ModelFamily::v3;
   c.hidden = whole(m, "hidden", 1);

@@ -105,12 +105,23 @@ std::string resolve_data_file(const std::string& name_or_path, const std::string
   const bool looks_like_path =
       name_or_path.find('/') != std::string::npos ||
       (name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".yaml") == 0);
-  if (looks_like_path) {
-    if (!fs::exists(name_or_path, ec))
-      throw NameError("no such " + what + " file '" + name_or_path + "'");
-    return name_or_path;
-  }
   const auto files = yaml_files(folder);
+  if (looks_like_path) {
+    if (fs::exists(name_or_path, ec)) return name_or_path;
+    // A shipped file's alias may hold a '/': a Hugging Face id ("deepseek-ai/DeepSeek-V3").
+    std::vector<std::string> ids;
+    for (const auto& p : files)
+      for (const auto& a : aliases_of(p)) {
+        if (a.find('/') == std::string::npos) continue;
+        if (squeezed(a) == squeezed(name_or_path)) return p.string();
+        ids.push_back(a);
+      }
+    const std::string near = yaml::did_you_mean(name_or_path, ids);
+    throw NameError("no such " + what + " file '" + name_or_path + "'" +
+                    (ids.empty() ? std::string()
+                                 : ", nor a Hugging Face id of a shipped " + what +
+                                       (near.empty() ? "" : " (did you mean '" + near + "'?)")));
+  }
   for (const auto& p : files)
     if (p.stem() == name_or_path) return p.string();
   // Then, before any guess: the same words in any case ("H800-SXM"), whole words of one name
