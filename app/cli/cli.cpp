@@ -92,6 +92,7 @@ const std::vector<CommandAdder>& command_adders() {
   static const std::vector<CommandAdder> adders = {
       {{"whatif"}, add_whatif_command},
       {{"plan"}, add_plan_command},
+      {{"sglang-check"}, add_sglang_check_command},
       {{"sweep", "merge", "report"}, add_sweep_commands},
       {{"search"}, add_search_command},
       {{"run"}, add_run_command},

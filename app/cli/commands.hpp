@@ -21,5 +21,6 @@ void add_search_command(CLI::App& app, CliContext& ctx);
 void add_import_trace_command(CLI::App& app, CliContext& ctx);
 void add_plan_command(CLI::App& app, CliContext& ctx);
 void add_describe_command(CLI::App& app, CliContext& ctx);
+void add_sglang_check_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace ovs

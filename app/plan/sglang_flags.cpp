@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "app/plan/plan.hpp"
+#include "app/plan/sglang_command.hpp"
 #include "models/memory/sglang_server.hpp"
 
 namespace ovs {
@@ -14,14 +15,14 @@ SglangLaunch sglang_launch(const PlanPoint& p, const Strategy& s, const ModelCon
   const bool decode = r.phase == Phase::decode;
   // One SGLang instance per EP group: DP attention (one attention rank per GPU, as the what-if
   // runs it) and expert parallelism over the same GPUs, DeepEP for the all-to-all.
-  flag(fmt::format("--tp-size {}", p.ep));
-  flag(fmt::format("--dp-size {}", p.ep));
-  flag("--enable-dp-attention");
-  flag(fmt::format("--ep-size {}", p.ep));
-  flag("--moe-a2a-backend deepep");
-  flag("--deepep-mode " + p.deepep_mode);
+  flag(fmt::format("{} {}", sglang_flag_name("tp"), p.ep));
+  flag(fmt::format("{} {}", sglang_flag_name("dp"), p.ep));
+  flag(sglang_flag_name("dp_attention"));
+  flag(fmt::format("{} {}", sglang_flag_name("ep"), p.ep));
+  flag(sglang_flag_name("a2a") + " deepep");
+  flag(sglang_flag_name("deepep_mode") + " " + p.deepep_mode);
   if (p.redundant_experts > 0) {
-    flag(fmt::format("--ep-num-redundant-experts {}", p.redundant_experts));
+    flag(fmt::format("{} {}", sglang_flag_name("redundant_experts"), p.redundant_experts));
     l.notes.push_back(
         "--ep-num-redundant-experts only reserves the copies: EPLB places them (--enable-eplb "
         "to rebalance while serving, or --init-expert-location for a fixed placement)");
@@ -33,26 +34,26 @@ SglangLaunch sglang_launch(const PlanPoint& p, const Strategy& s, const ModelCon
                                           : r.gpus_per_node;
   const int nnodes = sglang_nnodes(p.ep, host);
   if (nnodes > 1) {
-    flag(fmt::format("--nnodes {}", nnodes));
+    flag(fmt::format("{} {}", sglang_flag_name("nnodes"), nnodes));
     if (p.ep % host != 0)
       l.notes.push_back(fmt::format(
           "EP {} is not whole hosts of {} GPUs: SGLang puts --tp-size / --nnodes GPUs on each "
           "host, so the hosts must run fewer GPUs each",
           p.ep, host));
   }
-  flag(std::string("--disaggregation-mode ") + (decode ? "decode" : "prefill"));
+  flag(sglang_flag_name("disaggregation") + (decode ? " decode" : " prefill"));
   for (const auto& f : s.sglang.flags) flag(f);
   for (const auto& e : s.sglang.env) l.env.push_back(e);
   if (decode) {
     if (p.cuda_graphs) {
-      flag(fmt::format("--cuda-graph-max-bs {}", p.tokens_per_gpu));
+      flag(fmt::format("{} {}", sglang_flag_name("cuda_graph_max_bs"), p.tokens_per_gpu));
       l.notes.push_back(
           "--cuda-graph-max-bs is the decode batch of one GPU (one DP-attention rank); not "
           "checked whether every SGLang version reads it per rank rather than per instance");
     } else {
-      flag("--disable-cuda-graph");
+      flag(sglang_flag_name("cuda_graph"));
     }
-    flag(fmt::format("--max-running-requests {}", p.tokens_per_gpu * p.ep));
+    flag(fmt::format("{} {}", sglang_flag_name("max_running_requests"), p.tokens_per_gpu * p.ep));
     l.notes.push_back(fmt::format(
         "--max-running-requests counts the whole instance ({} requests per GPU x {} GPUs); "
         "SGLang divides it over the --dp-size ranks under DP attention (unsure for every "
@@ -68,8 +69,9 @@ SglangLaunch sglang_launch(const PlanPoint& p, const Strategy& s, const ModelCon
     w.context = r.context;
     w.ep = p.ep;
     const SglangServer server = sglang_server_of(w);
-    flag(fmt::format("--chunked-prefill-size {}", server.chunked_prefill_size));
-    flag(fmt::format("--max-prefill-tokens {}", server.max_prefill_tokens));
+    flag(fmt::format("{} {}", sglang_flag_name("chunked_prefill_size"),
+                     server.chunked_prefill_size));
+    flag(fmt::format("{} {}", sglang_flag_name("max_prefill_tokens"), server.max_prefill_tokens));
     if (server.chunked_prefill_size > 0)
       l.notes.push_back(fmt::format(
           "--chunked-prefill-size counts the whole instance ({} tokens per GPU x {} GPUs; SGLang "
@@ -85,19 +87,20 @@ SglangLaunch sglang_launch(const PlanPoint& p, const Strategy& s, const ModelCon
   // The memory the plan checked the point against (models/memory/): the fraction it used, which
   // is SGLang's own default for this launch unless --mem-fraction-static was given.
   if (p.mem_fraction_static > 0)
-    flag(fmt::format("--mem-fraction-static {:.3f}", p.mem_fraction_static));
+    flag(fmt::format("{} {:.3f}", sglang_flag_name("mem_fraction_static"), p.mem_fraction_static));
   if (p.mem_fraction_static > 0 && r.memory.mem_fraction_static == "auto")
     l.notes.push_back(
         "--mem-fraction-static is SGLang's own default for this launch "
         "(sglang_flags_memory.md B1), written out so that the KV pool is the one the plan checked");
-  if (r.memory.kv_cache_dtype != "auto") flag("--kv-cache-dtype " + r.memory.kv_cache_dtype);
-  if (r.memory.moe_dense_tp_size == "1") flag("--moe-dense-tp-size 1");
+  if (r.memory.kv_cache_dtype != "auto")
+    flag(sglang_flag_name("kv_cache_dtype") + " " + r.memory.kv_cache_dtype);
+  if (r.memory.moe_dense_tp_size == "1") flag(sglang_flag_name("moe_dense_tp_size") + " 1");
   if (p.mtp) {
     // DeepSeek's MTP module as a one-step draft: two tokens verified per step.
-    flag("--speculative-algorithm EAGLE");
-    flag("--speculative-num-steps 1");
-    flag("--speculative-eagle-topk 1");
-    flag("--speculative-num-draft-tokens 2");
+    flag(sglang_flag_name("speculative") + " EAGLE");
+    flag(sglang_flag_name("speculative_steps") + " 1");
+    flag(sglang_flag_name("speculative_topk") + " 1");
+    flag(sglang_flag_name("speculative_draft_tokens") + " 2");
     if (s.two_batch_overlap)
       l.notes.push_back(
           "two-batch overlap together with MTP (speculative decoding) is not checked against "
