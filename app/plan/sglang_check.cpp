@@ -168,6 +168,12 @@ SglangCheck run_sglang_check(const SglangCheckRequest& r) {
   if ((d.tp % d.nnodes) != 0)
     c.limits.push_back(fmt::format("--tp-size {} is not a multiple of --nnodes {} (SGLang asserts)",
                                    d.tp, d.nnodes));
+  // Version-dependent: the newest SGLang refuses SBO on Hopper (sglang_flags_memory.md A.2).
+  if ((c.strategy == "sbo" || c.best == "sbo") && load_hw_profile(r.hw).arch == "hopper")
+    c.limits.push_back(
+        "--enable-single-batch-overlap: SGLang's newest layers/moe/utils.py raises on SM90 (\"not "
+        "supported on SM90 with latest sgl-deep-gemm wheel\"); older releases ran it - check your "
+        "version before taking the SBO advice on this GPU");
   if (!c.result.overlapped.fits())
     c.limits.push_back(
         "the launch's strategy does not fit in memory at this batch (see whatif "
