@@ -44,6 +44,9 @@ int run(PlanOptions& o, CliContext& ctx) {
                        "is a prefill target; decode takes --tpot-ms and --context");
     r.target_ms = o.tpot_ms;
     r.context = o.context > 0 ? o.context : 4096;
+    if (o.context > 0 && (!r.context_lens.empty() || !r.isl.empty()))
+      throw flag_error("--context", "give the KV lengths once: --context, --context-lens or --isl");
+    plan_context_lens(r, 1);  // a malformed length spec fails here, before any point runs
   } else {
     if (o.ttft_ms <= 0) throw flag_error("--ttft-ms", "prefill needs a time-to-first-token target");
     if (o.prompt_len <= 0)
@@ -53,6 +56,10 @@ int run(PlanOptions& o, CliContext& ctx) {
                        "is a decode target; prefill takes --ttft-ms and --prompt-len");
     r.target_ms = o.ttft_ms;
     r.context = o.prompt_len;
+    for (const auto& [flag, text] : {std::pair{"--context-lens", &r.context_lens},
+                                     std::pair{"--isl", &r.isl}, std::pair{"--osl", &r.osl}})
+      if (!text->empty())
+        throw flag_error(flag, "is for decode; prefill plans one prompt length (--prompt-len)");
   }
   if (o.mtp_acceptance > 0) r.mtp_acceptance = o.mtp_acceptance;
   const PlanResult res = run_plan(r);
@@ -94,6 +101,15 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
       ->check(flags::positive());
   cmd->add_option("--context", o->context, "Decode: KV length of every request (default 4096)")
       ->check(flags::whole_count(1));
+  cmd->add_option("--context-lens", o->req.context_lens,
+                  "Decode: the requests' KV lengths, drawn for each point's batch: a "
+                  "distribution (uniform:A,B, normal:MEAN,SD, lognormal:MEAN,SD), file:PATH or a "
+                  "list (repeated)");
+  cmd->add_option("--isl", o->req.isl,
+                  "Decode: input lengths (a length, distribution or file:PATH); each request's "
+                  "KV is its input plus a uniform share of --osl");
+  cmd->add_option("--osl", o->req.osl, "Decode: output lengths (with --isl)");
+  cmd->add_option("--seed", o->req.seed, "Seed of the drawn lengths")->capture_default_str();
   cmd->add_option("--ttft-ms", o->ttft_ms, "Prefill: time-to-first-token target (ms)")
       ->check(flags::positive());
   cmd->add_option("--prompt-len", o->prompt_len, "Prefill: prompt length of the TTFT target")

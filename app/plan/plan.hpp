@@ -4,6 +4,7 @@
 // through the what-if; the ones that fit in HBM and run in SGLang's limits give a Pareto frontier
 // of tokens/s per GPU against latency (decode: time per output token; prefill: time to first
 // token of a prompt), and the best point within the latency target comes with SGLang's flags.
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,6 +25,11 @@ struct PlanRequest {
   double target_ms = 0;   // decode: time per output token; prefill: time to first token
   // Decode: KV length of every request; prefill: the prompt length of the TTFT target.
   long long context = 4096;
+  // Decode: the requests' KV lengths instead, drawn for each point's batch with `seed`: a
+  // distribution, file or list (repeated) of KV lengths, or input/output lengths (each request
+  // caught at a random moment of its output; app/analysis/length_spec.hpp). Empty: `context`.
+  std::string context_lens, isl, osl;
+  std::uint64_t seed = 0;
   std::vector<std::string> strategies;   // empty: every shipped strategy of the model's family
   std::vector<long long> tokens;         // batch per GPU (decode: requests); empty: default grid
   std::vector<int> eps;                  // EP sizes; empty: from the GPU count (plan_eps)
@@ -72,6 +78,10 @@ struct PlanPoint {
   bool on_frontier = false;
   bool meets_target = false;
 };
+
+// Decode: the KV lengths of a point's `requests` from the request's --context-lens or --isl /
+// --osl (empty when it gives neither); flag_error on a malformed spec.
+std::vector<std::int64_t> plan_context_lens(const PlanRequest& r, long long requests);
 
 // SGLang's launch flags for a point (sglang_flags.cpp).
 struct SglangLaunch {

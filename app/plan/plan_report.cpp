@@ -113,6 +113,10 @@ void write_plan_json(std::ostream& out, const PlanResult& r) {
   j["gpus_per_host"] = q.gpus_per_host;
   j["target"] = Json{{"metric", decode(r) ? "tpot" : "ttft"}, {"ms", q.target_ms}};
   j[decode(r) ? "context" : "prompt_len"] = q.context;
+  if (!q.context_lens.empty()) j["context_lens"] = q.context_lens;
+  if (!q.isl.empty()) j["isl"] = q.isl;
+  if (!q.osl.empty()) j["osl"] = q.osl;
+  if (!q.context_lens.empty() || !q.isl.empty()) j["seed"] = q.seed;
   j["mtp_acceptance"] = r.mtp_acceptance > 0 ? Json(r.mtp_acceptance) : Json(nullptr);
   j["strategies"] = r.strategies;
   j["tokens_per_gpu"] = r.tokens;
@@ -162,11 +166,17 @@ void write_plan_json(std::ostream& out, const PlanResult& r) {
 
 void write_plan_table(std::ostream& out, const PlanResult& r) {
   const PlanRequest& q = r.request;
+  std::string lengths = fmt::format("{} {}", decode(r) ? "context" : "prompt length", q.context);
+  if (!q.context_lens.empty())
+    lengths = fmt::format("KV lengths {} (seed {})", q.context_lens, q.seed);
+  else if (!q.isl.empty())
+    lengths = fmt::format("KV lengths over the requests' lives, input {}{} (seed {})", q.isl,
+                          q.osl.empty() ? "" : ", output " + q.osl, q.seed);
   out << fmt::format(
       "plan: {} {} on {} x {} ({} per NVLink domain, {} per host), {} target {:g} "
-      "ms, {} {}\n",
+      "ms, {}\n",
       r.model, decode(r) ? "decode" : "prefill", q.gpus, r.hw, q.gpus_per_node, q.gpus_per_host,
-      latency_name(r), q.target_ms, decode(r) ? "context" : "prompt length", q.context);
+      latency_name(r), q.target_ms, lengths);
   std::vector<std::string> eps, toks;
   for (int e : r.eps) eps.push_back(std::to_string(e));
   for (long long t : r.tokens) toks.push_back(std::to_string(t));

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "app/analysis/length_spec.hpp"
 #include "app/analysis/whatif.hpp"
 #include "app/plan/plan.hpp"
 #include "app/plan/sglang_flags.hpp"
@@ -71,6 +72,29 @@ struct Cell {  // one workload of the grid: every strategy runs on it
   bool mtp;
 };
 
+class PointRunner;
+
+}  // namespace
+
+std::vector<std::int64_t> plan_context_lens(const PlanRequest& r, long long requests) {
+  auto fail = [](const char* flag) {
+    return [flag](const std::string& message) { throw flag_error(flag, message); };
+  };
+  if (!r.context_lens.empty())
+    return draw_lengths(parse_length_spec(r.context_lens, true, fail("--context-lens")), requests,
+                        r.seed);
+  if (r.isl.empty()) {
+    if (!r.osl.empty()) throw flag_error("--osl", "give the input lengths too (--isl)");
+    return {};
+  }
+  const LengthSpec isl = parse_length_spec(r.isl, false, fail("--isl"));
+  std::optional<LengthSpec> osl;
+  if (!r.osl.empty()) osl = parse_length_spec(r.osl, false, fail("--osl"));
+  return contexts_over_life(isl, osl ? &*osl : nullptr, requests, r.seed);
+}
+
+namespace {
+
 class PointRunner {
  public:
   PointRunner(const PlanRequest& r, const ModelConfig& m, const HwProfile& hw,
@@ -89,6 +113,11 @@ class PointRunner {
     w.v4_kernels = parse_v4_kernels(r_.v4_kernels).value_or(V4Kernels::fused);  // flag-checked
     w.decode_q_len = c.mtp ? 2 : 1;
     w.redundant_experts = c.redundant;
+    if (r_.phase == Phase::decode) {
+      w.context_lens = plan_context_lens(r_, c.tokens);
+      if (!w.context_lens.empty())
+        w.context = *std::max_element(w.context_lens.begin(), w.context_lens.end());
+    }
     apply_memory_words(r_.memory, RequestSource{}, w);
     WhatIfSession session(m_, hw_, resolve_workload(w, RequestSource{}));
     std::vector<PlanPoint> out;
