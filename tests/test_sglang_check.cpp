@@ -1,10 +1,12 @@
 // overlapsim sglang-check (issue 34.1): an SGLang launch command read as SGLang reads it, the
 // overlap it runs against SGLang's other strategies, the flag diff, limits, located errors; and
 // plan's printed launches read back to the deployment plan simulated (one flag table for both).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "app/plan/plan.hpp"
 #include "app/plan/sglang_command.hpp"
 #include "helpers.hpp"
 
@@ -75,14 +77,30 @@ TEST_CASE("sglang-check: the issue's launch, understood and judged", "[sglang-ch
   REQUIRE(j["verdicts"].size() >= 2);
   CHECK(j["verdicts"][0]["strategy"] == "tbo-decode");
   CHECK(j["verdicts"][0]["launch"] == true);
-  // The flag diff turns the launch's strategy into the best: its flags out, the best's in.
+  // The flag diff turns the launch's strategy into the best: the launch strategy's SGLang flags
+  // that the best lacks out, the best's that the launch lacks in (each strategy's flags as
+  // `describe strategy` gives them).
   const std::string best = j["best_strategy"];
-  if (best == "sbo") {
-    CHECK(j["flag_diff"]["drop"] == Json::array({"--enable-two-batch-overlap"}));
-    CHECK(j["flag_diff"]["add"] == Json::array({"--enable-single-batch-overlap"}));
+  auto flags_of = [](const std::string& name) {
+    const CliResult d = cli({"describe", "strategy", name, "--model", "deepseek-v3", "--json"});
+    REQUIRE(d.code == 0);
+    return Json::parse(d.out)["strategies"][0]["sglang"]["flags"];
+  };
+  Json drop = Json::array(), add = Json::array();
+  if (best != "tbo-decode") {
+    const Json now = flags_of("tbo-decode");
+    const Json then = best == "no-overlap" ? Json::array() : flags_of(best);
+    for (const auto& f : now)
+      if (std::find(then.begin(), then.end(), f) == then.end()) drop.push_back(f);
+    for (const auto& f : then)
+      if (std::find(now.begin(), now.end(), f) == now.end()) add.push_back(f);
     CHECK(j["flag_diff"]["gain"].get<double>() > 0);
   }
-  CHECK(j["best_by_batch"].size() == 10);
+  CHECK(j["flag_diff"]["drop"] == drop);
+  CHECK(j["flag_diff"]["add"] == add);
+  // One entry per batch of plan's decode grid (15 sizes, 1 to 512), each of which runs or fits
+  // here.
+  CHECK(j["best_by_batch"].size() == default_plan_tokens(Phase::decode).size());
 }
 
 TEST_CASE("sglang-check reads flags as argparse does", "[sglang-check]") {

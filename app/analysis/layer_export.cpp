@@ -9,7 +9,6 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "models/cost/gemm.hpp"
 #include "sim/core/error.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/timeline.hpp"
@@ -44,9 +43,7 @@ std::string yaml_scalar(const std::string& s) {
 int default_first_layer(const StrategyRun& run) {
   int lo = 1 << 30, hi = -1;
   for (const KernelInfo& k : run.built.info) {
-    if (k.layer < 0) continue;
-    const bool moe_like = k.comm;  // a layer with DeepEP exchanges
-    if (!moe_like) continue;
+    if (k.layer < 0 || !k.comm) continue;  // layers with DeepEP exchanges
     lo = std::min(lo, k.layer);
     hi = std::max(hi, k.layer);
   }
@@ -62,12 +59,13 @@ std::string scoped(const TensorAccess& t) {
   return t.scope >= 0 ? fmt::format("L{}.{}", t.scope, t.tensor) : t.tensor;
 }
 
+// A kernel of the window program (its communication already stand-ins of category comm).
 bench_plan::Kernel plan_kernel(const KernelSpec& k, const KernelInfo& info, int id) {
   bench_plan::Kernel out;
   out.id = id;
   out.stream = k.stream;
   out.name = plan_word(k.name);
-  if (info.comm || k.category == "comm") {
+  if (k.category == "comm") {
     out.kind = bench_plan::Kind::standin;
     out.duration_us = k.duration_us.value_or(0);
     out.sms = k.sms;

@@ -61,7 +61,8 @@ Json deployment_json(const SglangDeployment& d, const SglangCheck& c) {
               {"nnodes", d.nnodes},
               {"tokens_per_gpu", c.tokens_per_gpu},
               {"multi_stream_overlap", d.multi_stream},
-              {"deepep_ll_max_tokens_per_rank", d.deepep_ll_max_tokens}};
+              {"deepep_ll_max_tokens_per_rank",
+               d.deepep_ll_max_tokens > 0 ? Json(d.deepep_ll_max_tokens) : Json()}};
 }
 
 void write_text(std::ostream& out, const SglangDeployment& d, const SglangCheck& c) {

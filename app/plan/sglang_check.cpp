@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "app/analysis/request.hpp"
+#include "app/plan/plan.hpp"
 #include "models/config/model_config.hpp"
 #include "models/hw/hw_profile.hpp"
 #include "sim/core/error.hpp"
@@ -119,10 +120,7 @@ SglangCheck run_sglang_check(const SglangCheckRequest& r) {
   }
 
   // Where the best strategy changes with the batch (the launch's other settings kept).
-  const std::vector<long long> scan =
-      decode ? std::vector<long long>{8, 16, 32, 64, 96, 128, 192, 256, 384, 512}
-             : std::vector<long long>{1024, 2048, 4096, 8192, 16384};
-  for (long long n : scan) {
+  for (long long n : default_plan_tokens(decode ? Phase::decode : Phase::prefill)) {
     try {
       const WhatIfResult at = run_whatif(request_at(r, c.phase, n, ""));
       const bool any_fits =
@@ -142,15 +140,17 @@ SglangCheck run_sglang_check(const SglangCheckRequest& r) {
   }
 
   // Limits SGLang or DeepEP enforce that the launch breaks at this batch.
-  const bool ll = c.result.overlapped.split || decode;
-  const long long per_rank = (c.result.split ? (c.tokens_per_gpu + 1) / 2 : c.tokens_per_gpu) *
-                             (decode ? d.decode_q_len() : 1);
-  if (decode && ll && per_rank > d.deepep_ll_max_tokens)
+  const HwProfile hw = load_hw_profile(r.hw);
+  const long long per_rank =
+      (c.result.split ? (c.tokens_per_gpu + 1) / 2 : c.tokens_per_gpu) * d.decode_q_len();
+  const long long ll_max =
+      d.deepep_ll_max_tokens > 0 ? d.deepep_ll_max_tokens : hw.memory.deepep_ll_max_tokens_per_rank;
+  if (decode && per_rank > ll_max)
     c.limits.push_back(fmt::format(
         "DeepEP low-latency buffer: {} tokens per rank per dispatch > "
         "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK={} (DeepEP asserts; set it to at least {}, "
         "at most 1024)",
-        per_rank, d.deepep_ll_max_tokens, per_rank));
+        per_rank, ll_max, per_rank));
   if (decode && d.cuda_graph && d.cuda_graph_max_bs > 0 && c.tokens_per_gpu > d.cuda_graph_max_bs)
     c.limits.push_back(
         fmt::format("--cuda-graph-max-bs {} < {} requests per GPU: larger batches "
@@ -169,7 +169,7 @@ SglangCheck run_sglang_check(const SglangCheckRequest& r) {
     c.limits.push_back(fmt::format("--tp-size {} is not a multiple of --nnodes {} (SGLang asserts)",
                                    d.tp, d.nnodes));
   // Version-dependent: the newest SGLang refuses SBO on Hopper (sglang_flags_memory.md A.2).
-  if ((c.strategy == "sbo" || c.best == "sbo") && load_hw_profile(r.hw).arch == "hopper")
+  if ((c.strategy == "sbo" || c.best == "sbo") && hw.arch == "hopper")
     c.limits.push_back(
         "--enable-single-batch-overlap: SGLang's newest layers/moe/utils.py raises on SM90 (\"not "
         "supported on SM90 with latest sgl-deep-gemm wheel\"); older releases ran it - check your "

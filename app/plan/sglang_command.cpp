@@ -16,7 +16,8 @@ namespace ovs {
 namespace {
 
 SglangFlagSpec parse_spec(const yaml::Value& v, bool env) {
-  yaml::Map m(v, {"name", "aliases", "takes", "choices", "sets", "deprecated", "source"});
+  yaml::Map m(v,
+              {"name", "aliases", "takes", "choices", "sets", "deprecated", "default", "source"});
   SglangFlagSpec s;
   s.name = m.required("name").str();
   if (!env && s.name.rfind("--", 0) != 0) m.required("name").fail("a flag starts with --");
@@ -30,6 +31,7 @@ SglangFlagSpec parse_spec(const yaml::Value& v, bool env) {
     m.required("choices").fail("a choice needs choices");
   s.sets = m.required("sets").str();
   if (auto d = m.optional("deprecated")) s.deprecated = d->str();
+  if (auto d = m.optional("default")) s.default_value = d->str();
   s.source = m.required("source").str();
   return s;
 }
@@ -167,8 +169,14 @@ const std::string& sglang_flag_name(const std::string& field) {
 
 int SglangDeployment::decode_q_len() const {
   if (speculative.empty()) return 1;
-  // SGLang's defaults for DeepSeek when the draft is not given: 3 steps, top-k 1, 4 tokens [SPEC].
-  return speculative_draft_tokens > 0 ? speculative_draft_tokens : 4;
+  if (speculative_draft_tokens > 0) return speculative_draft_tokens;
+  // SGLang's default draft for the model when none is given (the table's, with its source).
+  const std::string& d = []() -> const std::string& {
+    for (const auto& f : sglang_flag_table().flags)
+      if (f.sets == "speculative_draft_tokens") return f.default_value;
+    throw std::logic_error("sglang/flags.yaml has no speculative_draft_tokens flag");
+  }();
+  return d.empty() ? 1 : std::stoi(d);
 }
 
 SglangDeployment parse_sglang_command(const std::vector<std::string>& args,

@@ -1,11 +1,14 @@
 #pragma once
 // An SGLang launch command read as SGLang reads it (`overlapsim sglang-check`): the flags and
 // environment variables of the shipped table (sglang/flags.yaml, with the SGLang source of each),
-// argparse's rules (exact name or alias, then a unique prefix; `--flag=value`), deprecated
+// argparse's rules (exact name or alias, then a prefix unique among the table's flags - SGLang's
+// own parser also weighs the flags the table leaves out; `--flag=value`), deprecated
 // spellings named, every other flag listed as ignored. `plan` writes its commands with the same
 // table's names, so a command it prints reads back to the same deployment.
 #include <string>
 #include <vector>
+
+#include "models/graph/workload.hpp"  // kSglangTboTokenThreshold
 
 namespace ovs {
 
@@ -16,6 +19,7 @@ struct SglangFlagSpec {
   std::vector<std::string> choices;
   std::string sets;  // the deployment field ("tp", "tbo=true")
   std::string deprecated;
+  std::string default_value;  // SGLang's value when the flag is not given (empty: none here)
   std::string source;
 };
 
@@ -38,7 +42,7 @@ struct SglangDeployment {
   std::string deepep_mode = "auto";
   int redundant_experts = 0;
   bool tbo = false, sbo = false;
-  double tbo_threshold = 0.48;
+  double tbo_threshold = kSglangTboTokenThreshold;
   int cuda_graph_max_bs = 0;  // 0: SGLang's default
   bool cuda_graph = true;
   long long max_running_requests = 0;
@@ -51,10 +55,12 @@ struct SglangDeployment {
   std::string mem_fraction_static = "auto";
   std::string kv_cache_dtype = "auto";
   int moe_dense_tp_size = 0;
-  bool multi_stream = true;              // SGLANG_OPT_USE_MULTI_STREAM_OVERLAP (newest default: on)
-  long long deepep_ll_max_tokens = 128;  // SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK
-  std::vector<std::string> ignored;      // flags outside the table, as given
-  std::vector<std::string> notes;  // prefixes resolved, deprecated spellings, defaults applied
+  bool multi_stream = true;  // SGLANG_OPT_USE_MULTI_STREAM_OVERLAP (newest default: on)
+  // SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK; 0: not set (SGLang's default, the profile's
+  // memory.deepep_ll_max_tokens_per_rank)
+  long long deepep_ll_max_tokens = 0;
+  std::vector<std::string> ignored;  // flags outside the table, as given
+  std::vector<std::string> notes;    // prefixes resolved, deprecated spellings, defaults applied
 
   int effective_ep() const { return ep > 0 ? ep : (a2a != "none" ? tp : 1); }
   // Tokens one decode request verifies per step (1 without speculative decoding).

@@ -4,15 +4,14 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "app/program/program_loader.hpp"
 #include "sim/core/error.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/timeline.hpp"
 #include "sim/io/bench_plan.hpp"
+#include "sim/io/csv_reader.hpp"
 
 namespace ovs {
 
@@ -22,7 +21,6 @@ namespace {
 
 struct MeasuredKernel {
   int kernel = -1;
-  std::string kind;
   double alone_us = 0, in_run_us = 0;
 };
 
@@ -31,62 +29,22 @@ struct MeasuredPlan {
   double window_us = 0;
 };
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream s(line);
-  for (std::string cell; std::getline(s, cell, ',');) out.push_back(cell);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
-}
-
-// layer.csv: rows by plan file name, in file order.
+// layer.csv: rows by plan file name, in file order (`order`); kernel -1 is the window.
 std::map<std::string, MeasuredPlan> read_layer_csv(const std::string& path,
                                                    std::vector<std::string>& order) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, "layer.csv", "cannot be read");
+  const CsvTable t = CsvTable::load(path);
   std::map<std::string, MeasuredPlan> out;
-  std::map<std::string, size_t> col;
-  int line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
-    const auto cells = split_csv(line);
-    if (col.empty()) {
-      for (size_t i = 0; i < cells.size(); ++i) col[cells[i]] = i;
-      for (const char* c : {"plan", "kernel", "kind", "measured_alone_us", "measured_in_run_us"})
-        if (!col.count(c)) throw InputError(path, line_no, c, "column missing from the header");
-      continue;
-    }
-    auto cell = [&](const char* c) -> const std::string& {
-      const size_t i = col.at(c);
-      if (i >= cells.size()) throw InputError(path, line_no, c, "row too short");
-      return cells[i];
-    };
-    auto number = [&](const char* c, bool optional) {
-      const std::string& t = cell(c);
-      if (t.empty() && optional) return 0.0;
-      try {
-        size_t used = 0;
-        const double v = std::stod(t, &used);
-        if (used == t.size() && std::isfinite(v) && v >= 0) return v;
-      } catch (const std::exception&) {
-      }
-      throw InputError(path, line_no, c, "'" + t + "' is not a non-negative number");
-    };
-    const std::string& plan = cell("plan");
+  for (size_t row = 0; row < t.rows(); ++row) {
+    const std::string& plan = t.at(row, "plan");
     if (!out.count(plan)) order.push_back(plan);
     MeasuredPlan& mp = out[plan];
-    MeasuredKernel k;
-    k.kernel = cell("kernel") == "-1" ? -1 : static_cast<int>(number("kernel", false));
-    k.kind = cell("kind");
-    k.in_run_us = number("measured_in_run_us", false);
-    if (k.kernel < 0) {
-      mp.window_us = k.in_run_us;
+    const double kernel = t.number(row, "kernel");
+    if (kernel < 0) {
+      mp.window_us = t.number(row, "measured_in_run_us");
       continue;
     }
-    k.alone_us = number("measured_alone_us", false);
-    mp.kernels.push_back(k);
+    mp.kernels.push_back({static_cast<int>(kernel), t.number(row, "measured_alone_us"),
+                          t.number(row, "measured_in_run_us")});
   }
   return out;
 }
@@ -104,8 +62,6 @@ LayerValidation validate_layer_runs(const std::string& dir) {
   const std::string csv = (fs::path(dir) / "layer.csv").string();
   std::vector<std::string> order;
   const auto measured = read_layer_csv(csv, order);
-  std::vector<bench_plan::Plan> plans;
-  plans.reserve(order.size());
   for (const std::string& name : order) {
     const fs::path plan_path = fs::path(dir) / name;
     const fs::path yaml_path = fs::path(dir) / (plan_path.stem().string() + ".yaml");
@@ -151,7 +107,6 @@ LayerValidation validate_layer_runs(const std::string& dir) {
     if (c.measured_window_us <= 0)
       throw InputError(csv, 0, "measured_in_run_us", name + ": no window row");
     v.plans.push_back(c);
-    plans.push_back(std::move(plan));
   }
   // Each strategy against the no-overlap baseline exported from the same point.
   for (const LayerPlanCheck& serial : v.plans) {

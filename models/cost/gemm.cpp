@@ -314,14 +314,8 @@ KernelCost price_gemm(const HwProfile& hw, const GemmShape& s, int sms, GemmTile
   c.useful_flops = 2.0 * rows * double(s.n) * double(s.k);
   c.logical_bytes = double(s.groups) * (double(s.m) * s.k + double(s.n) * s.k + 2.0 * s.m * s.n);
   c.waves = best.tile.waves;
-  c.gemm = GemmDims{s.m,
-                    s.n,
-                    s.k,
-                    s.groups,
-                    static_cast<int>(s.layout),
-                    s.dtype,
-                    s.b_value_bytes,
-                    s.b_tensor.empty() ? -1 : (s.a_tensor.empty() ? 0 : 1)};
+  c.gemm = GemmDims{s.m,      s.n,     s.k,
+                    s.groups, s.dtype, s.b_tensor.empty() ? -1 : (s.a_tensor.empty() ? 0 : 1)};
   if (name) return c;  // a layer's kernel: its role names it, and nothing reads the detail
   const std::string split =
       best.tile.split_k > 1 ? fmt::format(" split-K {}", best.tile.split_k) : std::string();

@@ -17,16 +17,14 @@ std::string to_string(KernelCategory c);
 std::string_view category_name(KernelCategory c);
 
 // The shape a GEMM kernel was priced for (the layer benchmark runs a GEMM of it; `groups` 0 for
-// kernels that are not GEMMs). `layout`: GemmLayout as an int (gemm.hpp).
+// kernels that are not GEMMs).
 struct GemmDims {
   std::int64_t m = 0;  // rows per group (masked: expected rows per group)
   std::int64_t n = 0;
   std::int64_t k = 0;
   int groups = 0;
-  int layout = 0;
   Dtype dtype = Dtype::bf16;
-  double b_value_bytes = 0;  // weight bytes per value when not the dtype's (FP4 on FP8 MMA)
-  int weight_read = -1;      // the weights' index in the Work's reads (-1: not a named tensor)
+  int weight_read = -1;  // the weights' index in the Work's reads (-1: not a named tensor)
 };
 
 struct KernelCost {

@@ -35,12 +35,11 @@ class Reader {
     throw PlanError(file_ + ":" + std::to_string(line_) + ": " + std::string(field) + ": " + why);
   }
   double number(std::string_view field, std::string_view text) const {
-    constexpr double lo = 0;
     double v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
       fail(field, "'" + std::string(text) + "' is not a number");
-    if (v < lo) fail(field, "must not be negative");
+    if (v < 0) fail(field, "must not be negative");
     return v;
   }
   std::int64_t integer(std::string_view field, std::string_view text, std::int64_t lo,
