@@ -120,8 +120,9 @@ StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s, RunWatc
 }
 
 void simulate_strategy_into(const LayerBuilder& lb, const Strategy& s, RunWatcher* watch,
-                            bool counters, StrategyRun& r) {
+                            bool counters, StrategyRun& r, ProgramAdjuster* adjust) {
   build_program_into(lb, s, r.built);
+  if (adjust) adjust->adjust(r.built);
   if (r.timeline)
     r.timeline->reset(r.built.program, counters, counters);
   else
@@ -232,7 +233,7 @@ WhatIfSession::~WhatIfSession() {
 const StrategyRun& WhatIfSession::run(const Strategy& s, RunWatcher* watch) {
   const Workload w = workload_for(s);
   const std::string key = run_key(s, w);
-  const bool cached = !watch && caches_enabled();
+  const bool cached = !watch && !adjuster_ && caches_enabled();
   if (cached) {
     auto it = cache_.find(key);
     if (it != cache_.end()) return *it->second;
@@ -241,7 +242,7 @@ const StrategyRun& WhatIfSession::run(const Strategy& s, RunWatcher* watch) {
   std::unique_ptr<StrategyRun> r = cached && recycler_ ? recycler_->take(key) : nullptr;
   if (!r) r = std::make_unique<StrategyRun>();
   try {
-    simulate_strategy_into(lb, s, watch, /*counters=*/false, *r);
+    simulate_strategy_into(lb, s, watch, /*counters=*/false, *r, adjuster_);
   } catch (const SimulationError& e) {
     throw InputError(s.file, 0, "", e.what());
   }

@@ -113,6 +113,14 @@ class RunWatcher {
   virtual Observer* watch(const Program& p, const std::string& title) = 0;
 };
 
+// Changes a strategy's program after it is built and before it runs (import-trace --whatif
+// scales each kernel to its measured time). A session with one never caches its runs.
+class ProgramAdjuster {
+ public:
+  virtual ~ProgramAdjuster() = default;
+  virtual void adjust(BuiltProgram& b) = 0;
+};
+
 // A request's strategy by name or path; an unknown name's error names `field` ("strategy" or
 // "baseline": the CLI turns it into the flag).
 Strategy load_request_strategy(const std::string& name, ModelFamily family,
@@ -170,8 +178,9 @@ struct StrategyRun {
 StrategyRun simulate_strategy(const LayerBuilder& lb, const Strategy& s,
                               RunWatcher* watch = nullptr, bool counters = true);
 // The same into `r`, reusing the storage an earlier run left in it (program, timeline, table).
+// `adjust` (optional) changes the program between building and running it.
 void simulate_strategy_into(const LayerBuilder& lb, const Strategy& s, RunWatcher* watch,
-                            bool counters, StrategyRun& r);
+                            bool counters, StrategyRun& r, ProgramAdjuster* adjust = nullptr);
 
 // Runs kept between what-if sessions on one thread (a sweep worker's points): a strategy's next
 // run is made in the storage of its last, so building and recording it allocates little.
@@ -202,6 +211,8 @@ class WhatIfSession {
   Workload workload_for(const Strategy& s) const { return for_strategy(w_, s); }
   const ModelConfig& model() const { return model_; }
   const HwProfile& hw() const { return hw_; }
+  // Every later run's program goes through `a` (null: none); runs are then not cached.
+  void set_adjuster(ProgramAdjuster* a) { adjuster_ = a; }
   // The kernels one layer of each type launches for the whole batch (whatif's table).
   std::vector<WhatIfResult::LayerKernels> kernels_per_layer(const Workload& w);
 
@@ -218,6 +229,7 @@ class WhatIfSession {
   std::vector<std::unique_ptr<StrategyRun>> kept_;  // watched runs, and runs with the caches off
   std::vector<std::unique_ptr<LayerBuilder>> uncached_builders_;
   RunRecycler* recycler_ = nullptr;
+  ProgramAdjuster* adjuster_ = nullptr;
 };
 void write_whatif_json(std::ostream& out, const WhatIfResult& r);
 void write_whatif_table(std::ostream& out, const WhatIfResult& r);

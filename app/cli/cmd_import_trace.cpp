@@ -1,14 +1,19 @@
 // overlapsim import-trace TRACE.json [--json] [--program OUT.yaml] [--hw NAME]
+//   [--whatif STRATEGY <the point's flags> [--trace OUT.json]]
 #include <fmt/format.h>
 
 #include <limits>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "app/cli/commands.hpp"
 #include "app/cli/flag_checks.hpp"
+#include "app/cli/point_flags.hpp"
+#include "app/cli/trace_file.hpp"
 #include "calibrate/import/trace_analysis.hpp"
 #include "calibrate/import/trace_export.hpp"
+#include "calibrate/import/trace_whatif.hpp"
 #include "models/hw/hw_profile.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/atomic_file.hpp"
@@ -23,9 +28,45 @@ struct ImportOptions {
   std::string program;
   std::string hw = "h800-sxm";
   double max_host_gap_us = 100;
+  // --whatif: the strategy, the point (as whatif takes it) and where the trace goes.
+  std::string whatif;
+  std::string baseline = "no-overlap";
+  std::string model = "deepseek-v3";
+  WorkloadWords workload;
+  long long device = -1;
+  int forwards = 1;
+  double max_overlap = 0.25;
+  std::string trace_out;
 };
 
+int trace_whatif(const ImportOptions& o, CliContext& ctx) {
+  if (o.workload.ep <= 0) throw flag_error("--ep", "--whatif needs the trace's EP size");
+  trace::TraceWhatIfRequest r;
+  r.point.model = o.model;
+  r.point.hw = o.hw;
+  r.point.strategy = o.whatif;
+  r.point.baseline = o.baseline;
+  r.point.workload = resolve_workload(o.workload, RequestSource{});
+  r.device = o.device;
+  r.forwards = o.forwards;
+  r.max_overlap = o.max_overlap;
+  std::unique_ptr<TraceFile> out_trace;
+  if (!o.trace_out.empty()) out_trace = std::make_unique<TraceFile>(o.trace_out);
+  r.watch = out_trace.get();
+  const trace::TraceWhatIfResult res = trace::trace_whatif(trace::read_kineto_trace(o.trace), r);
+  if (out_trace) out_trace->commit();
+  if (o.json)
+    trace::write_trace_whatif_json(ctx.out, res);
+  else
+    trace::write_trace_whatif_table(ctx.out, res);
+  return 0;
+}
+
 int import_trace(const ImportOptions& o, CliContext& ctx) {
+  if (!o.whatif.empty()) {
+    if (!o.program.empty()) throw flag_error("--program", "goes without --whatif");
+    return trace_whatif(o, ctx);
+  }
   // Resolve the profile before the (possibly long) read, so that a bad --hw fails at once.
   std::optional<HwProfile> hw;
   if (!o.program.empty()) {
@@ -88,15 +129,50 @@ void add_import_trace_command(CLI::App& app, CliContext& ctx) {
       "Print one JSON object (streams, overlap, launch, families, segments; times in us)");
   cmd->add_option("--program", opts->program,
                   "Also write the measured kernels as an `overlapsim run` program (YAML)");
-  cmd->add_option("--hw", opts->hw,
-                  "Hardware profile named in the exported program (name in hw_profiles/ or path); "
-                  "its SM count caps each kernel's SMs")
-      ->capture_default_str();
   cmd->add_option("--max-host-gap-us", opts->max_host_gap_us,
                   "Longest host gap between two launches kept in the exported program")
       ->capture_default_str()
       ->check(flags::real(0, std::numeric_limits<double>::infinity()));
-  cmd->callback([opts, &ctx] { ctx.exit_code = import_trace(*opts, ctx); });
+  // The point's flags are whatif's (--hw also names the exported program's GPU).
+  const size_t before = cmd->get_options().size();
+  add_point_flags(cmd, opts->model, opts->hw, opts->workload, /*ep_required=*/false);
+  std::vector<const CLI::Option*> point;
+  for (size_t i = before; i < cmd->get_options().size(); ++i)
+    point.push_back(cmd->get_options()[i]);
+  cmd->add_option("--whatif", opts->whatif,
+                  "Re-plan the trace's no-overlap forward into this strategy (a name in "
+                  "strategies/<model family>/ or a YAML path): each measured kernel keeps its "
+                  "time where the strategy keeps its shape and is rescaled by the model where "
+                  "splitting changes it; takes the point's flags as whatif does (--model, --hw, "
+                  "--phase, --tokens-per-gpu, --context, --ep, ...)");
+  point.push_back(
+      cmd->add_option("--baseline", opts->baseline, "With --whatif: the strategy the trace ran")
+          ->capture_default_str());
+  point.push_back(cmd->add_option(
+      "--device", opts->device,
+      "With --whatif: the trace's GPU (its pid; default: the first GPU in the trace)"));
+  point.push_back(
+      cmd->add_option("--forwards", opts->forwards,
+                      "With --whatif, when the trace's kernel names are not the model's: forwards "
+                      "the trace holds (each family's time is divided by it)")
+          ->capture_default_str()
+          ->check(flags::whole_int(1)));
+  point.push_back(
+      cmd->add_option("--max-overlap", opts->max_overlap,
+                      "With --whatif: refuse a trace whose communication runs beside compute for "
+                      "more than this share of its time (it is not a no-overlap forward)")
+          ->capture_default_str()
+          ->check(flags::real(0, 1)));
+  point.push_back(cmd->add_option("--trace", opts->trace_out,
+                                  "With --whatif: write both anchored forwards to a Perfetto "
+                                  "trace (pid 1: the baseline, 2: the strategy)"));
+  cmd->callback([opts, point, &ctx] {
+    if (opts->whatif.empty())
+      for (const CLI::Option* o : point)
+        if (o->count() > 0 && o->get_lnames().front() != "hw")
+          throw flag_error("--" + o->get_lnames().front(), "goes with --whatif");
+    ctx.exit_code = import_trace(*opts, ctx);
+  });
 }
 
 }  // namespace ovs

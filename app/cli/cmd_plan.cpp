@@ -3,7 +3,9 @@
 //   [--csv FILE] [--chart FILE.svg]
 #include <fmt/format.h>
 
+#include <initializer_list>
 #include <limits>
+#include <utility>
 
 #include "app/cli/commands.hpp"
 #include "app/cli/flag_checks.hpp"
@@ -33,15 +35,20 @@ void write_file(const std::string& path, const std::string& text) {
   f.commit();
 }
 
+// The first of `given` that was set is an error: a flag of the other phase.
+void refuse_given(std::initializer_list<std::pair<const char*, bool>> given, const char* why) {
+  for (const auto& [flag, set] : given)
+    if (set) throw flag_error(flag, why);
+}
+
 int run(PlanOptions& o, CliContext& ctx) {
   PlanRequest& r = o.req;
   r.phase = o.phase == "prefill" ? Phase::prefill : Phase::decode;
   if (r.phase == Phase::decode) {
     if (o.tpot_ms <= 0)
       throw flag_error("--tpot-ms", "decode needs a time-per-output-token target");
-    if (o.ttft_ms > 0 || o.prompt_len > 0)
-      throw flag_error(o.ttft_ms > 0 ? "--ttft-ms" : "--prompt-len",
-                       "is a prefill target; decode takes --tpot-ms and --context");
+    refuse_given({{"--ttft-ms", o.ttft_ms > 0}, {"--prompt-len", o.prompt_len > 0}},
+                 "is a prefill target; decode takes --tpot-ms and --context");
     r.target_ms = o.tpot_ms;
     r.context = o.context > 0 ? o.context : 4096;
     if (o.context > 0 && (!r.context_lens.empty() || !r.isl.empty()))
@@ -51,15 +58,14 @@ int run(PlanOptions& o, CliContext& ctx) {
     if (o.ttft_ms <= 0) throw flag_error("--ttft-ms", "prefill needs a time-to-first-token target");
     if (o.prompt_len <= 0)
       throw flag_error("--prompt-len", "prefill needs the prompt length of the target");
-    if (o.tpot_ms > 0 || o.context > 0)
-      throw flag_error(o.tpot_ms > 0 ? "--tpot-ms" : "--context",
-                       "is a decode target; prefill takes --ttft-ms and --prompt-len");
+    refuse_given({{"--tpot-ms", o.tpot_ms > 0}, {"--context", o.context > 0}},
+                 "is a decode target; prefill takes --ttft-ms and --prompt-len");
     r.target_ms = o.ttft_ms;
     r.context = o.prompt_len;
-    for (const auto& [flag, text] : {std::pair{"--context-lens", &r.context_lens},
-                                     std::pair{"--isl", &r.isl}, std::pair{"--osl", &r.osl}})
-      if (!text->empty())
-        throw flag_error(flag, "is for decode; prefill plans one prompt length (--prompt-len)");
+    refuse_given({{"--context-lens", !r.context_lens.empty()},
+                  {"--isl", !r.isl.empty()},
+                  {"--osl", !r.osl.empty()}},
+                 "is for decode; prefill plans one prompt length (--prompt-len)");
   }
   if (o.mtp_acceptance > 0) r.mtp_acceptance = o.mtp_acceptance;
   const PlanResult res = run_plan(r);

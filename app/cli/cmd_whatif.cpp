@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include <fstream>
-#include <limits>
 #include <memory>
 
 #include "app/analysis/explain.hpp"
@@ -10,9 +9,8 @@
 #include "app/analysis/whatif.hpp"
 #include "app/cli/commands.hpp"
 #include "app/cli/flag_checks.hpp"
-#include "app/cli/memory_flags.hpp"
+#include "app/cli/point_flags.hpp"
 #include "app/cli/trace_file.hpp"
-#include "app/cli/v4_kernels_flag.hpp"
 #include "sim/core/caches.hpp"
 #include "sim/core/error.hpp"
 #include "sim/engine/fast_forward.hpp"
@@ -116,88 +114,7 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
       "the verdict in one sentence, and why: communication hidden (advantage) against what "
       "splitting\n"
       "the batch costs (degradation: tile waste, weight re-reads, launches, ...).");
-  cmd->add_option("--model", o->model,
-                  "Model: deepseek-v3, deepseek-v4-flash, deepseek-v4-pro, or a YAML path")
-      ->capture_default_str();
-  cmd->add_option("--hw", o->hw,
-                  "Hardware profile: h100-sxm, h800-sxm, h200-sxm, h20, b200, gb200, mi355x (or an "
-                  "alias such as GB200), or a YAML path")
-      ->capture_default_str();
-  cmd->add_option("--phase", o->workload.phase, "prefill or decode")
-      ->check(flags::one_of({"prefill", "decode"}))
-      ->capture_default_str();
-  cmd->add_option("--tokens-per-gpu", o->workload.tokens_per_gpu,
-                  "Prefill: tokens per GPU; decode: requests per GPU (required unless "
-                  "--prompt-lens / --context-lens give the batch)")
-      ->check(flags::whole_count(1));
-  cmd->add_option("--context", o->workload.context,
-                  "Prefill: prompt length; decode: KV length (required unless the lengths are "
-                  "given per request)")
-      ->check(flags::whole_count(1));
-  cmd->add_option("--prompt-lens", o->workload.prompt_lens,
-                  "Prefill: each prompt's length on this GPU, comma-separated (e.g. 4095,4096,1), "
-                  "file:PATH, or a distribution as --isl; sets --tokens-per-gpu (their sum) and "
-                  "--context (the longest)");
-  cmd->add_option("--context-lens", o->workload.context_lens,
-                  "Decode: each request's KV length, comma-separated, file:PATH, or a distribution "
-                  "as --isl (--tokens-per-gpu requests); sets --tokens-per-gpu (their count) and "
-                  "--context (the longest)");
-  cmd->add_option("--isl", o->workload.isl,
-                  "Input length per request: N, uniform:A,B, normal:MEAN,SD, lognormal:MEAN,SD "
-                  "or file:PATH (CSV/JSON of lengths to draw from). Prefill: prompts drawn until "
-                  "they hold --tokens-per-gpu tokens; decode: --tokens-per-gpu requests");
-  cmd->add_option("--osl", o->workload.osl,
-                  "Decode: output length per request, as --isl; each request's context is its "
-                  "input plus a uniform share of its output (caught at a random moment)");
-  cmd->add_option("--seed", o->workload.seed,
-                  "Seed of the length draws (--isl, --osl, distributions in --prompt-lens / "
-                  "--context-lens): the same seed, the same batch")
-      ->capture_default_str();
-  cmd->add_option("--tbo-token-distribution-threshold",
-                  o->workload.tbo_token_distribution_threshold,
-                  "SGLang's: a prefill batch whose best sequence boundary leaves less than this "
-                  "share of the tokens on one side is cut at half its tokens, inside a sequence")
-      ->check(flags::real(0, 0.5))
-      ->capture_default_str();
-  cmd->add_option("--ep,--ep-size,--expert-parallel-size", o->workload.ep,
-                  "Expert-parallel size (GPUs)")
-      ->required()
-      ->check(flags::whole_int(1));
-  cmd->add_option("--gpus-per-node", o->workload.gpus_per_node,
-                  "GPUs per NVLink domain (default: the profile's nvlink_domain_gpus, 8 on HGX "
-                  "boards, 72 on GB200 NVL72); EP beyond it crosses RDMA")
-      ->check(flags::whole_int(1));
-  cmd->add_option("--redundant-experts", o->workload.redundant_experts,
-                  "Extra physical expert copies (SGLang --ep-num-redundant-experts); EP must "
-                  "divide routed + redundant")
-      ->capture_default_str()
-      ->check(flags::whole_int(0));
-  cmd->add_option("--imbalance", o->workload.imbalance,
-                  "Hottest rank's expert load over the mean: auto (from the routing statistics, "
-                  "the EP size and --placement) or a number >= 1")
-      ->capture_default_str()
-      ->check(flags::auto_or_real(1, std::numeric_limits<double>::infinity()));
-  cmd->add_option("--placement", o->workload.placement,
-                  "Expert placement: eplb (SGLang's EPLB placement, its default) or balanced (a "
-                  "perfect placement, SGLang's simulated perfect EPLB)")
-      ->check(flags::one_of({"eplb", "balanced"}))
-      ->capture_default_str();
-  cmd->add_option("--attention-backend", o->workload.attention_backend,
-                  "SGLang's MLA attention backend: fa3, flashmla, flashinfer, triton (those the "
-                  "GPU's profile lists), or auto (what SGLang picks for the phase on the GPU)")
-      ->capture_default_str();
-  add_v4_kernels_flag(cmd, o->workload.v4_kernels);
-  cmd->add_option("--cuda-graphs", o->workload.cuda_graphs, "on, off, or auto (on for decode)")
-      ->check(flags::one_of({"on", "off", "auto"}))
-      ->capture_default_str();
-  cmd->add_option("--deepep-mode", o->workload.deepep_mode,
-                  "normal, low_latency, or auto (normal for prefill)")
-      ->check(flags::one_of({"normal", "low_latency", "auto"}))
-      ->capture_default_str();
-  cmd->add_option("--decode-q-len", o->workload.decode_q_len,
-                  "Query tokens per request per decode step (2 with MTP)")
-      ->check(flags::whole_int(1));
-  add_memory_flags(cmd, o->workload.memory);
+  add_point_flags(cmd, o->model, o->hw, o->workload, /*ep_required=*/true);
   cmd->add_option("--strategy", o->strategy,
                   "Strategy name in strategies/<model family>/ or a YAML path (default: the best "
                   "of the strategies SGLang runs for the phase at this point)");

@@ -191,15 +191,21 @@ void ChromeTraceWriter::on_kernel_end(double t, int k) {
             {"l2_bytes", impl_->traffic[k].l2_bytes}};
   if (!ks.op.empty()) args["op"] = ks.op;
   if (ks.micro_batch >= 0) args["micro_batch"] = ks.micro_batch;
+  if (!ks.category.empty()) args["category"] = ks.category;
+  args["stream"] = ks.stream;
   impl_->use_track(stream_tid(ks.stream));
-  impl_->emit(Json{{"ph", "X"},
-                   {"name", ks.name},
-                   {"cat", ks.category.empty() ? "kernel" : ks.category},
-                   {"pid", impl_->pid},
-                   {"tid", stream_tid(ks.stream)},
-                   {"ts", impl_->start[k]},
-                   {"dur", t - impl_->start[k]},
-                   {"args", args}});
+  impl_->emit(
+      Json{{"ph", "X"},
+           {"name", ks.name},
+           // As Kineto writes GPU kernels (import-trace reads them back); data in
+           // flight between a send and a receive kernel holds no SM: not a kernel.
+           {"cat", ks.fixed_sms == 0 && ks.work.ctas == 0 && !ks.duration_us ? "data in flight"
+                                                                             : "kernel"},
+           {"pid", impl_->pid},
+           {"tid", stream_tid(ks.stream)},
+           {"ts", impl_->start[k]},
+           {"dur", t - impl_->start[k]},
+           {"args", args}});
   if (impl_->launched[k])
     impl_->emit(Json{{"ph", "f"},
                      {"bp", "e"},
