@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates every README excerpt marked `<!-- output of: overlapsim ARGS -->` from the binary:
-# the fenced block after each marker becomes what `overlapsim ARGS` prints today.
+# the fenced block after each marker becomes what `overlapsim ARGS` prints today. A marker
+# `<!-- run: overlapsim ARGS -->` runs ARGS where it stands (a file the next excerpts read).
 # tests/test_readme_excerpts.cpp fails when an excerpt no longer matches (timings such as
 # "(0.2 s)" aside).
 #   scripts/update-readme-excerpts.sh [BINARY]
@@ -19,6 +20,11 @@ while IFS= read -r line || [[ -n "$line" ]]; do
     continue
   fi
   printf '%s\n' "$line" >> "$out"
+  # A step the excerpts after it need (a trace they read), shown as a command, its output not kept.
+  if [[ "$line" =~ ^\<!--\ run:\ overlapsim\ (.*)\ --\>$ ]]; then
+    read -r -a args <<< "${BASH_REMATCH[1]}"
+    "$bin" "${args[@]}" > /dev/null
+  fi
   if [[ "$line" =~ ^\<!--\ output\ of:\ overlapsim\ (.*)\ --\>$ ]]; then
     read -r -a args <<< "${BASH_REMATCH[1]}"
     { echo '```'; "$bin" "${args[@]}"; echo '```'; } >> "$out"
