@@ -15,10 +15,13 @@ enum class DegradationCause {
   communication_latency,       // communication kernels
   fixed_kernel_latency,        // kernels bound by their fixed latency
   host_bound_gpu_idle,         // the GPU waiting on the host (launches, framework overhead)
+  // Two micro-batches of unequal work (SGLang's split of mixed lengths): the overlap the same
+  // halves evened out would hide and these do not (app/analysis/even_halves.hpp).
+  micro_batch_imbalance,
 };
 
 // Every cause, in the sweep CSV's column order.
-inline constexpr std::array<DegradationCause, 8> kDegradationCauses{
+inline constexpr std::array<DegradationCause, 9> kDegradationCauses{
     DegradationCause::weight_rereads,
     DegradationCause::tile_and_wave_waste,
     DegradationCause::sms_given_to_communication,
@@ -26,7 +29,8 @@ inline constexpr std::array<DegradationCause, 8> kDegradationCauses{
     DegradationCause::attention_efficiency,
     DegradationCause::communication_latency,
     DegradationCause::fixed_kernel_latency,
-    DegradationCause::host_bound_gpu_idle};
+    DegradationCause::host_bound_gpu_idle,
+    DegradationCause::micro_batch_imbalance};
 
 // "weight re-reads", "tile and wave waste", ...: as the reports print it.
 constexpr std::string_view cause_name(DegradationCause c) {
@@ -47,6 +51,8 @@ constexpr std::string_view cause_name(DegradationCause c) {
       return "fixed kernel latency";
     case DegradationCause::host_bound_gpu_idle:
       return "host-bound GPU idle";
+    case DegradationCause::micro_batch_imbalance:
+      return "micro-batch imbalance";
   }
   return "";
 }

@@ -1,5 +1,6 @@
 #include "app/analysis/whatif.hpp"
 
+#include "app/analysis/even_halves.hpp"
 #include "app/strategy/sglang_gate.hpp"
 #include "sim/core/caches.hpp"
 
@@ -259,6 +260,41 @@ const StrategyRun& WhatIfSession::run(const Strategy& s, RunWatcher* watch) {
   return *slot;
 }
 
+const StrategyRun& WhatIfSession::even_halves_run(const Strategy& s) {
+  const Workload w = workload_for(s);
+  const std::string key = "even|" + run_key(s, w);
+  const bool cached = !adjuster_ && caches_enabled();
+  if (cached) {
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return *it->second;
+  }
+  // After the session's own adjuster (a trace's anchoring), if it has one.
+  struct Both : ProgramAdjuster {
+    ProgramAdjuster* first = nullptr;
+    EvenHalves even;
+    void adjust(BuiltProgram& b) override {
+      if (first) first->adjust(b);
+      even.adjust(b);
+    }
+  } both;
+  both.first = adjuster_;
+  std::unique_ptr<StrategyRun> r = cached && recycler_ ? recycler_->take(key) : nullptr;
+  if (!r) r = std::make_unique<StrategyRun>();
+  try {
+    simulate_strategy_into(builder(w), s, nullptr, /*counters=*/false, *r, &both);
+  } catch (const SimulationError& e) {
+    throw InputError(s.file, 0, "", e.what());
+  }
+  if (!recycler_) r->timeline.reset();
+  if (!cached) {
+    kept_.push_back(std::move(r));
+    return *kept_.back();
+  }
+  auto& slot = cache_[key];
+  slot = std::move(r);
+  return *slot;
+}
+
 // Strategies differ in the workload only by DeepEP mode and (through it) CUDA graphs: one layer
 // builder per pair, so a layer kind and batch is planned and costed once for all strategies.
 const LayerBuilder& WhatIfSession::builder(const Workload& w) {
@@ -307,8 +343,10 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
   r.overlapped = over.stats;
   r.speedup = r.baseline.total_us / r.overlapped.total_us;
   r.baseline_outside_sglang = sglang_gate(base_s, workload_for(base_s), hw);
+  bool uneven = false;
   if (over_s.two_batch_overlap)
     if (const auto halves = split_batch(r.workload, nullptr)) {
+      uneven = !same_halves(halves->first, halves->second);
       r.split = true;
       r.tbo_split = tbo_split_of(r.workload);
       r.a_sequences = halves->first.sequences;
@@ -321,19 +359,27 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
   // baseline (the two micro-batches' halves of a GEMM against the whole one), charged to the cause
   // that bounds the smaller kernel; plus GPU time lost waiting on the host (launches, per-op
   // framework overhead), which only costs when the GPU runs out of queued work.
+  // Halves of unequal work: the ledger is that of the same halves evened out (EvenHalves), plus
+  // what these halves lose against them - the imbalance - so advantage - degradation is still the
+  // net gain.
+  const StrategyRun& terms = uneven && over.built.split ? even_halves_run(over_s) : over;
   using C = DegradationCause;
   std::map<C, double> by_cause;
-  for (const auto& [key, o] : over.alone.entries()) {
+  if (&terms != &over) {
+    r.even_halves_us = terms.stats.total_us;
+    by_cause[C::micro_batch_imbalance] = r.overlapped.total_us - terms.stats.total_us;
+  }
+  for (const auto& [key, o] : terms.alone.entries()) {
     const KernelAlone* b = base.alone.find(key);
     by_cause[o.cause] += o.us - (b ? b->us : 0.0);
     by_cause[C::sms_given_to_communication] += o.capped_us - (b ? b->capped_us : 0.0);
   }
   for (const auto& [key, b] : base.alone.entries())
-    if (!over.alone.find(key)) {
+    if (!terms.alone.find(key)) {
       by_cause[b.cause] -= b.us;
       by_cause[C::sms_given_to_communication] -= b.capped_us;
     }
-  by_cause[C::host_bound_gpu_idle] += r.overlapped.gpu_idle_us - r.baseline.gpu_idle_us;
+  by_cause[C::host_bound_gpu_idle] += terms.stats.gpu_idle_us - r.baseline.gpu_idle_us;
   for (const auto& [cause, d] : by_cause)
     if (std::fabs(d) > 1e-6) r.degradation.push_back({cause, d});
   // Largest first; equal ones by name.
@@ -346,7 +392,7 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
     const double d = a - b;
     return std::fabs(d) <= 1e-9 * std::max({std::fabs(a), std::fabs(b), 1.0}) ? 0.0 : d;
   };
-  r.comm_hidden_us = difference(r.baseline.exposed_comm_us, r.overlapped.exposed_comm_us);
+  r.comm_hidden_us = difference(r.baseline.exposed_comm_us, terms.stats.exposed_comm_us);
   // Net gain = advantage - degradation, so the advantage is what overlap gained besides.
   r.advantage_us = (r.baseline.total_us - r.overlapped.total_us) + r.degradation_us;
   // The forward is compute busy + communication exposed + GPU idle, so the advantage is the
@@ -357,18 +403,18 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
     for (const auto& [key, k] : run.alone.entries()) us += k.us + k.capped_us;
     return us;
   };
-  r.side_by_side_us = difference(alone_total(over) - alone_total(base),
-                                 r.overlapped.compute_busy_us - r.baseline.compute_busy_us);
+  r.side_by_side_us = difference(alone_total(terms) - alone_total(base),
+                                 terms.stats.compute_busy_us - r.baseline.compute_busy_us);
   const double gain = difference(r.baseline.total_us, r.overlapped.total_us);
   r.net_us = gain;
   const std::string top = r.degradation.empty() ? "nothing" : name_of(r.degradation.front().cause);
   // Forward-level times in ms (kernels stay in us elsewhere).
   constexpr double ms = 1e-3;
   const std::string ledger = fmt::format(
-      "advantage {:.2f} ms (communication hidden {:.2f} ms + kernel time run side by side {:.2f} "
+      "advantage {:.2f} ms{} (communication hidden {:.2f} ms + kernel time run side by side {:.2f} "
       "ms) - degradation {:.2f} ms (mostly {}) = net {:+.2f} ms",
-      r.advantage_us * ms, r.comm_hidden_us * ms, r.side_by_side_us * ms, r.degradation_us * ms,
-      top, gain * ms);
+      r.advantage_us * ms, r.even_halves_us > 0 ? " with the halves evened out" : "",
+      r.comm_hidden_us * ms, r.side_by_side_us * ms, r.degradation_us * ms, top, gain * ms);
   if (!over.built.note.empty()) {
     r.verdict =
         fmt::format("'{}' could not split the batch ({}); {}: {}", over_s.name, over.built.note,
@@ -383,6 +429,7 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
   // A side that does not fit in HBM has no throughput to compare: the verdict says so first.
   const std::string fit = fit_sentence(r.baseline, r.overlapped, hw);
   if (!fit.empty()) r.verdict = fit;
+
   return r;
 }
 

@@ -82,6 +82,11 @@ struct WhatIfResult {
   bool split = false;
   TboSplit tbo_split;
   std::int64_t a_sequences = 0, a_tokens = 0, b_sequences = 0, b_tokens = 0;
+  // Halves of unequal work: the overlapped forward with the same halves evened out
+  // (app/analysis/even_halves.hpp). The advantage's terms and the degradation's other causes are
+  // then that run's, and the "micro-batch imbalance" cause is the overlapped forward minus it.
+  // 0: the halves do the same work (or the batch is not split).
+  double even_halves_us = 0;
   // Every strategy SGLang runs for the phase at this point (its gate passes), each against the
   // same baseline, fastest first; filled when the request asks for them.
   struct Alternative {
@@ -221,6 +226,8 @@ class WhatIfSession {
   HwProfile hw_;
   Workload w_;
   const LayerBuilder& builder(const Workload& w);
+  // The strategy with its two micro-batches evened out (EvenHalves), cached as run() caches.
+  const StrategyRun& even_halves_run(const Strategy& s);
 
   std::map<std::string, std::unique_ptr<StrategyRun>> cache_;
   std::map<int, std::unique_ptr<LayerBuilder>> builders_;  // by DeepEP mode and CUDA graphs
