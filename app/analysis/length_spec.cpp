@@ -222,12 +222,15 @@ std::vector<std::int64_t> draw_lengths(const LengthSpec& spec, std::int64_t coun
 }
 
 std::vector<std::int64_t> fill_tokens(const LengthSpec& spec, std::int64_t total_tokens,
-                                      std::uint64_t seed) {
+                                      std::uint64_t seed, std::int64_t* longest_drawn) {
   std::mt19937_64 g(seed);
   std::vector<std::int64_t> out;
   std::int64_t sum = 0;
+  if (longest_drawn) *longest_drawn = 0;
   for (std::int64_t i = 0; sum < total_tokens && i < kMaxDraws; ++i) {
-    const std::int64_t len = std::min(draw_one(spec, g, i), total_tokens - sum);
+    const std::int64_t drawn = draw_one(spec, g, i);
+    if (longest_drawn) *longest_drawn = std::max(*longest_drawn, drawn);
+    const std::int64_t len = std::min(drawn, total_tokens - sum);
     out.push_back(len);
     sum += len;
   }

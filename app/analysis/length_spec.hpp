@@ -48,9 +48,10 @@ std::vector<std::int64_t> draw_lengths(const LengthSpec& spec, std::int64_t coun
                                        std::uint64_t seed);
 
 // Prompts drawn until they hold `total_tokens`, the last one cut to fit (SGLang's chunked
-// prefill cuts the prompt that crosses the budget).
+// prefill cuts the prompt that crosses the budget). `longest_drawn` (optional): the longest
+// prompt as drawn, before the cut.
 std::vector<std::int64_t> fill_tokens(const LengthSpec& spec, std::int64_t total_tokens,
-                                      std::uint64_t seed);
+                                      std::uint64_t seed, std::int64_t* longest_drawn = nullptr);
 
 // Decode contexts of `count` requests caught at a random moment of their lives: each request's
 // prompt (isl) plus the tokens it has generated so far, uniform in [0, its output length) (osl;

@@ -56,16 +56,19 @@ int run(PlanOptions& o, CliContext& ctx) {
     plan_context_lens(r, 1);  // a malformed length spec fails here, before any point runs
   } else {
     if (o.ttft_ms <= 0) throw flag_error("--ttft-ms", "prefill needs a time-to-first-token target");
-    if (o.prompt_len <= 0)
-      throw flag_error("--prompt-len", "prefill needs the prompt length of the target");
+    if (o.prompt_len <= 0 && r.isl.empty())
+      throw flag_error("--prompt-len",
+                       "prefill needs the prompt length of the target (or --isl: prompts drawn "
+                       "for each point's batch)");
+    refuse_given({{"--prompt-len", o.prompt_len > 0 && !r.isl.empty()}},
+                 "give the prompt lengths once: --prompt-len or --isl");
     refuse_given({{"--tpot-ms", o.tpot_ms > 0}, {"--context", o.context > 0}},
-                 "is a decode target; prefill takes --ttft-ms and --prompt-len");
+                 "is a decode target; prefill takes --ttft-ms and --prompt-len (or --isl)");
     r.target_ms = o.ttft_ms;
     r.context = o.prompt_len;
-    refuse_given({{"--context-lens", !r.context_lens.empty()},
-                  {"--isl", !r.isl.empty()},
-                  {"--osl", !r.osl.empty()}},
-                 "is for decode; prefill plans one prompt length (--prompt-len)");
+    refuse_given({{"--context-lens", !r.context_lens.empty()}, {"--osl", !r.osl.empty()}},
+                 "is for decode; a prefill batch is its prompts (--prompt-len or --isl)");
+    if (!r.isl.empty()) plan_prompt_lens(r, 1, nullptr);  // a malformed spec fails here
   }
   if (o.mtp_acceptance > 0) r.mtp_acceptance = o.mtp_acceptance;
   const PlanResult res = run_plan(r);
@@ -112,8 +115,10 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
                   "distribution (uniform:A,B, normal:MEAN,SD, lognormal:MEAN,SD), file:PATH or a "
                   "list (repeated)");
   cmd->add_option("--isl", o->req.isl,
-                  "Decode: input lengths (a length, distribution or file:PATH); each request's "
-                  "KV is its input plus a uniform share of --osl");
+                  "Input lengths (a length, distribution or file:PATH). Decode: each request's "
+                  "KV is its input plus a uniform share of --osl; prefill (instead of "
+                  "--prompt-len): each point's batch is prompts drawn until they hold its tokens, "
+                  "the TTFT that of the longest drawn");
   cmd->add_option("--osl", o->req.osl, "Decode: output lengths (with --isl)");
   cmd->add_option("--seed", o->req.seed, "Seed of the drawn lengths")->capture_default_str();
   cmd->add_option("--ttft-ms", o->ttft_ms, "Prefill: time-to-first-token target (ms)")

@@ -28,6 +28,9 @@ struct PlanRequest {
   // Decode: the requests' KV lengths instead, drawn for each point's batch with `seed`: a
   // distribution, file or list (repeated) of KV lengths, or input/output lengths (each request
   // caught at a random moment of its output; app/analysis/length_spec.hpp). Empty: `context`.
+  // Prefill: `isl` instead of one prompt length: each point's batch is prompts drawn from it until
+  // they hold its tokens (the last cut to fit), and the TTFT is that of the longest prompt drawn
+  // (a prompt longer than the batch takes as many forwards as it has chunks).
   std::string context_lens, isl, osl;
   std::uint64_t seed = 0;
   std::vector<std::string> strategies;   // empty: every shipped strategy of the model's family
@@ -56,6 +59,9 @@ struct PlanPoint {
   int redundant_experts = 0;
   bool mtp = false;
   // Results (when `excluded` is empty).
+  // Prefill: the prompt the TTFT is of (the target's --prompt-len, or the longest drawn from --isl
+  // for this batch).
+  long long ttft_prompt = 0;
   double forward_us = 0;            // one forward pass (one decode step without its MTP draft)
   double step_us = 0;               // decode: forward + MTP draft; prefill: forward x chunks
   double latency_ms = 0;            // decode: time per output token; prefill: time to first token
@@ -82,6 +88,10 @@ struct PlanPoint {
 // Decode: the KV lengths of a point's `requests` from the request's --context-lens or --isl /
 // --osl (empty when it gives neither); flag_error on a malformed spec.
 std::vector<std::int64_t> plan_context_lens(const PlanRequest& r, long long requests);
+// Prefill: the prompts of a point's batch of `tokens` drawn from the request's --isl (the last cut
+// to fit); `longest_drawn` gets the longest as drawn. flag_error on a malformed spec.
+std::vector<std::int64_t> plan_prompt_lens(const PlanRequest& r, long long tokens,
+                                           std::int64_t* longest_drawn);
 
 // SGLang's launch flags for a point (sglang_flags.cpp).
 struct SglangLaunch {

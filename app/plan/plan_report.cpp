@@ -32,6 +32,7 @@ Json point_json(const PlanPoint& p) {
               {"latency_ms", p.latency_ms},
               {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
               {"forward_us", p.forward_us},
+              {"ttft_prompt", p.ttft_prompt > 0 ? Json(p.ttft_prompt) : Json(nullptr)},
               {"step_us", p.step_us},
               {"memory_gb", p.memory_gb},
               {"memory_limited_by", p.memory_limited_by},
@@ -112,7 +113,8 @@ void write_plan_json(std::ostream& out, const PlanResult& r) {
   j["gpus_per_node"] = q.gpus_per_node;
   j["gpus_per_host"] = q.gpus_per_host;
   j["target"] = Json{{"metric", decode(r) ? "tpot" : "ttft"}, {"ms", q.target_ms}};
-  j[decode(r) ? "context" : "prompt_len"] = q.context;
+  j[decode(r) ? "context" : "prompt_len"] =
+      !decode(r) && !q.isl.empty() ? Json(nullptr) : Json(q.context);
   if (!q.context_lens.empty()) j["context_lens"] = q.context_lens;
   if (!q.isl.empty()) j["isl"] = q.isl;
   if (!q.osl.empty()) j["osl"] = q.osl;
@@ -169,6 +171,9 @@ void write_plan_table(std::ostream& out, const PlanResult& r) {
   std::string lengths = fmt::format("{} {}", decode(r) ? "context" : "prompt length", q.context);
   if (!q.context_lens.empty())
     lengths = fmt::format("KV lengths {} (seed {})", q.context_lens, q.seed);
+  else if (!q.isl.empty() && !decode(r))
+    lengths = fmt::format("prompts drawn from {} for each batch, TTFT of the longest (seed {})",
+                          q.isl, q.seed);
   else if (!q.isl.empty())
     lengths = fmt::format("KV lengths over the requests' lives, input {}{} (seed {})", q.isl,
                           q.osl.empty() ? "" : ", output " + q.osl, q.seed);

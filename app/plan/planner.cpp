@@ -93,6 +93,13 @@ std::vector<std::int64_t> plan_context_lens(const PlanRequest& r, long long requ
   return contexts_over_life(isl, osl ? &*osl : nullptr, requests, r.seed);
 }
 
+std::vector<std::int64_t> plan_prompt_lens(const PlanRequest& r, long long tokens,
+                                           std::int64_t* longest_drawn) {
+  const LengthSpec isl = parse_length_spec(
+      r.isl, false, [](const std::string& message) { throw flag_error("--isl", message); });
+  return fill_tokens(isl, tokens, r.seed, longest_drawn);
+}
+
 namespace {
 
 class PointRunner {
@@ -113,10 +120,21 @@ class PointRunner {
     w.v4_kernels = parse_v4_kernels(r_.v4_kernels).value_or(V4Kernels::fused);  // flag-checked
     w.decode_q_len = c.mtp ? 2 : 1;
     w.redundant_experts = c.redundant;
+    // The prompt the TTFT is of (prefill): the target's, or the longest drawn for this batch.
+    std::int64_t ttft_prompt = r_.context;
     if (r_.phase == Phase::decode) {
       w.context_lens = plan_context_lens(r_, c.tokens);
       if (!w.context_lens.empty())
         w.context = *std::max_element(w.context_lens.begin(), w.context_lens.end());
+    } else if (!r_.isl.empty()) {
+      w.prompt_lens = plan_prompt_lens(r_, c.tokens, &ttft_prompt);
+      w.context = *std::max_element(w.prompt_lens.begin(), w.prompt_lens.end());
+      // The first prompt is longer than the batch: the batch is one chunk of it, charged as its
+      // last (attending to the cached prefix), as for --prompt-len.
+      if (w.prompt_lens.size() == 1 && ttft_prompt > c.tokens) {
+        w.prompt_lens.clear();
+        w.context = ttft_prompt;
+      }
     }
     apply_memory_words(r_.memory, RequestSource{}, w);
     WhatIfSession session(m_, hw_, resolve_workload(w, RequestSource{}));
@@ -131,7 +149,7 @@ class PointRunner {
       p.deployable =
           s.sglang.given && s.sglang.runs_in_sglang() && s.sglang.for_phase(phase_name(r_.phase));
       try {
-        evaluate(session, s, p);
+        evaluate(session, s, p, ttft_prompt);
         errors.emplace_back();
       } catch (const InputError& e) {
         p.excluded = e.what();
@@ -144,7 +162,8 @@ class PointRunner {
   }
 
  private:
-  void evaluate(WhatIfSession& session, const Strategy& s, PlanPoint& p) const {
+  void evaluate(WhatIfSession& session, const Strategy& s, PlanPoint& p,
+                std::int64_t ttft_prompt) const {
     const Workload w = session.workload_for(s);
     p.deepep_mode = w.mode() == DeepepMode::normal ? "normal" : "low_latency";
     p.cuda_graphs = w.graphs();
@@ -185,10 +204,11 @@ class PointRunner {
       p.latency_ms = p.step_us / tokens_per_step / 1000;
       p.tokens_per_s_per_gpu = double(p.tokens_per_gpu) * tokens_per_step / (p.step_us * 1e-6);
     } else {
+      p.ttft_prompt = ttft_prompt;
       // A prompt longer than the batch is prefilled in chunks, each charged as this forward.
-      const long long chunks = p.tokens_per_gpu >= r_.context
+      const long long chunks = p.tokens_per_gpu >= ttft_prompt
                                    ? 1
-                                   : (r_.context + p.tokens_per_gpu - 1) / p.tokens_per_gpu;
+                                   : (ttft_prompt + p.tokens_per_gpu - 1) / p.tokens_per_gpu;
       p.step_us = st.total_us * double(chunks);
       p.latency_ms = p.step_us / 1000;
       p.tokens_per_s_per_gpu = double(p.tokens_per_gpu) / (st.total_us * 1e-6);
@@ -410,6 +430,14 @@ PlanResult run_plan(const PlanRequest& asked) {
         "latency = time per output token: one decode step (every layer, CUDA graphs as the "
         "what-if runs them) over the tokens a request gains per step; queueing, scheduling and "
         "sampling are not modelled");
+  else if (!req.isl.empty())
+    res.notes.push_back(fmt::format(
+        "latency = time to first token of the longest prompt drawn from {} for each point's batch "
+        "(prompts drawn until they hold its tokens, the last cut to fit; seed {}): one forward "
+        "when the batch holds it, else ceil(its length / tokens per GPU) chunked forwards, each "
+        "charged as this batch's forward (as the prompt's last chunk when it fills the batch "
+        "alone); queueing is not modelled",
+        req.isl, req.seed));
   else
     res.notes.push_back(fmt::format(
         "latency = time to first token of a {}-token prompt: one forward when the batch holds "

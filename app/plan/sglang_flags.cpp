@@ -66,7 +66,7 @@ SglangLaunch sglang_launch(const PlanPoint& p, const Strategy& s, const ModelCon
     Workload w;
     w.phase = Phase::prefill;
     w.tokens_per_gpu = p.tokens_per_gpu;
-    w.context = r.context;
+    w.context = p.ttft_prompt > 0 ? p.ttft_prompt : r.context;
     w.ep = p.ep;
     const SglangServer server = sglang_server_of(w);
     flag(fmt::format("{} {}", sglang_flag_name("chunked_prefill_size"),
@@ -82,7 +82,7 @@ SglangLaunch sglang_launch(const PlanPoint& p, const Strategy& s, const ModelCon
       l.notes.push_back(
           fmt::format("chunked prefill off (-1): a {}-token prompt fits the {}-token batch; "
                       "--max-prefill-tokens is one rank's forward",
-                      r.context, p.tokens_per_gpu));
+                      w.context, p.tokens_per_gpu));
   }
   // The memory the plan checked the point against (models/memory/): the fraction it used, which
   // is SGLang's own default for this launch unless --mem-fraction-static was given.
