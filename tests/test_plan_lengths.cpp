@@ -13,15 +13,24 @@ using Json = nlohmann::json;
 
 namespace {
 
-Json plan_best(std::vector<std::string> extra) {
-  std::vector<std::string> args = {"plan",     "--model",   "deepseek-v3", "--hw",
-                                   "h800-sxm", "--phase",   "decode",      "--gpus",
-                                   "32",       "--tpot-ms", "50",          "--json"};
+// `overlapsim plan --json` for V3 on 32 H800s: `phase` with its target, then `extra`.
+Json plan(const std::vector<std::string>& phase, const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"plan",     "--model", "deepseek-v3", "--hw",
+                                   "h800-sxm", "--gpus",  "32",          "--json"};
+  args.insert(args.end(), phase.begin(), phase.end());
   args.insert(args.end(), extra.begin(), extra.end());
   const CliResult r = cli(args);
   INFO(r.err);
   REQUIRE(r.code == 0);
-  return Json::parse(r.out)["best"];
+  return Json::parse(r.out);
+}
+
+Json plan_best(const std::vector<std::string>& extra) {
+  return plan({"--phase", "decode", "--tpot-ms", "50"}, extra)["best"];
+}
+
+Json prefill_plan(const std::vector<std::string>& extra) {
+  return plan({"--phase", "prefill", "--ttft-ms", "2000"}, extra);
 }
 
 }  // namespace
@@ -69,21 +78,6 @@ TEST_CASE("plan: bad length words are flag errors", "[plan][lengths]") {
   CHECK(neither.code == 2);
   CHECK_THAT(neither.err, Catch::Contains("or --isl"));
 }
-
-namespace {
-
-Json prefill_plan(std::vector<std::string> extra) {
-  std::vector<std::string> args = {"plan",     "--model",   "deepseek-v3", "--hw",
-                                   "h800-sxm", "--phase",   "prefill",     "--gpus",
-                                   "32",       "--ttft-ms", "2000",        "--json"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  const CliResult r = cli(args);
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return Json::parse(r.out);
-}
-
-}  // namespace
 
 TEST_CASE("prefill plan: one drawn length is the plan of --prompt-len", "[plan][lengths]") {
   // --isl 3000 draws 3000-token prompts until a batch is full, the last cut to fit: the batch

@@ -232,43 +232,22 @@ WhatIfSession::~WhatIfSession() {
 }
 
 const StrategyRun& WhatIfSession::run(const Strategy& s, RunWatcher* watch) {
+  return simulate(s, watch, /*even_halves=*/false);
+}
+
+const StrategyRun& WhatIfSession::even_halves_run(const Strategy& s) {
+  return simulate(s, nullptr, /*even_halves=*/true);
+}
+
+const StrategyRun& WhatIfSession::simulate(const Strategy& s, RunWatcher* watch, bool even_halves) {
   const Workload w = workload_for(s);
-  const std::string key = run_key(s, w);
+  const std::string key = (even_halves ? "even|" : "") + run_key(s, w);
   const bool cached = !watch && !adjuster_ && caches_enabled();
   if (cached) {
     auto it = cache_.find(key);
     if (it != cache_.end()) return *it->second;
   }
-  const LayerBuilder& lb = builder(w);
-  std::unique_ptr<StrategyRun> r = cached && recycler_ ? recycler_->take(key) : nullptr;
-  if (!r) r = std::make_unique<StrategyRun>();
-  try {
-    simulate_strategy_into(lb, s, watch, /*counters=*/false, *r, adjuster_);
-  } catch (const SimulationError& e) {
-    throw InputError(s.file, 0, "", e.what());
-  }
-  // The statistics are kept; the timeline is only needed while running (or as storage for the
-  // recycler's next run of this strategy).
-  if (!recycler_) r->timeline.reset();
-  r->stats.memory = memory_per_gpu(model_, hw_, w, r->stats.split);
-  if (!cached) {
-    kept_.push_back(std::move(r));
-    return *kept_.back();
-  }
-  auto& slot = cache_[key];
-  slot = std::move(r);
-  return *slot;
-}
-
-const StrategyRun& WhatIfSession::even_halves_run(const Strategy& s) {
-  const Workload w = workload_for(s);
-  const std::string key = "even|" + run_key(s, w);
-  const bool cached = !adjuster_ && caches_enabled();
-  if (cached) {
-    auto it = cache_.find(key);
-    if (it != cache_.end()) return *it->second;
-  }
-  // After the session's own adjuster (a trace's anchoring), if it has one.
+  // The halves evened out after the session's own adjuster (a trace's anchoring), if it has one.
   struct Both : ProgramAdjuster {
     ProgramAdjuster* first = nullptr;
     EvenHalves even;
@@ -278,14 +257,18 @@ const StrategyRun& WhatIfSession::even_halves_run(const Strategy& s) {
     }
   } both;
   both.first = adjuster_;
+  const LayerBuilder& lb = builder(w);
   std::unique_ptr<StrategyRun> r = cached && recycler_ ? recycler_->take(key) : nullptr;
   if (!r) r = std::make_unique<StrategyRun>();
   try {
-    simulate_strategy_into(builder(w), s, nullptr, /*counters=*/false, *r, &both);
+    simulate_strategy_into(lb, s, watch, /*counters=*/false, *r, even_halves ? &both : adjuster_);
   } catch (const SimulationError& e) {
     throw InputError(s.file, 0, "", e.what());
   }
+  // The statistics are kept; the timeline is only needed while running (or as storage for the
+  // recycler's next run of this strategy).
   if (!recycler_) r->timeline.reset();
+  r->stats.memory = memory_per_gpu(model_, hw_, w, r->stats.split);
   if (!cached) {
     kept_.push_back(std::move(r));
     return *kept_.back();

@@ -228,6 +228,7 @@ class WhatIfSession {
   const LayerBuilder& builder(const Workload& w);
   // The strategy with its two micro-batches evened out (EvenHalves), cached as run() caches.
   const StrategyRun& even_halves_run(const Strategy& s);
+  const StrategyRun& simulate(const Strategy& s, RunWatcher* watch, bool even_halves);
 
   std::map<std::string, std::unique_ptr<StrategyRun>> cache_;
   std::map<int, std::unique_ptr<LayerBuilder>> builders_;  // by DeepEP mode and CUDA graphs

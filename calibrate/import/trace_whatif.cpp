@@ -41,13 +41,9 @@ DeviceTrace on_device(const KinetoTrace& in, long long want) {
     throw flag_error("--device", fmt::format("the trace has no GPU {} (it has {})", want,
                                              fmt::join(devices, ", ")));
   KinetoTrace& t = out.trace;
-  t.file = in.file;
-  t.names = in.names;
-  t.launches = in.launches;
-  t.launch_apis = in.launch_apis;
-  t.device_sms = in.device_sms;
-  t.events = in.events;
-  t.bytes = in.bytes;
+  t = in;  // names, launches, device properties; the kernels and streams follow
+  t.kernels.clear();
+  t.streams.clear();
   std::vector<int> stream_map(in.streams.size(), -1);
   for (const KernelEvent& k : in.kernels) {
     const StreamKey& s = in.streams[static_cast<size_t>(k.stream)];
