@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -85,6 +86,29 @@ TEST_CASE("import-trace --whatif on the project's own trace gives whatif's forwa
   // TBO splits every batch-sized kernel; the few it keeps are those of no batch dimension.
   CHECK(j["kernels"]["rescaled"].get<int>() > 10 * j["kernels"]["kept"].get<int>());
   CHECK(j["kernels"]["model_only"] == 0);
+}
+
+TEST_CASE("import-trace --whatif --trace writes both anchored forwards as two processes",
+          "[trace-whatif]") {
+  const std::string out = scratch_path("trace-whatif", "anchored.json").string();
+  const CliResult r =
+      cli(with_point({"import-trace", project_trace(), "--whatif", "tbo-decode", "--trace", out}));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  std::ifstream in(out);
+  const Json t = Json::parse(in);
+  std::map<int, std::string> processes;  // pid -> its name
+  int kernels_1 = 0, kernels_2 = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e.value("ph", "") == "M" && e.value("name", "") == "process_name")
+      processes[e["pid"].get<int>()] = e["args"]["name"];
+    if (is_kernel(e)) ++(e["pid"] == 1 ? kernels_1 : kernels_2);
+  }
+  REQUIRE(processes.size() == 2);
+  CHECK(processes[1].find("no-overlap") != std::string::npos);
+  CHECK(processes[2].find("tbo-decode") != std::string::npos);
+  // TBO launches each batch-sized kernel once per micro-batch.
+  CHECK(kernels_2 > kernels_1);
 }
 
 TEST_CASE("import-trace --whatif keeps a side-stream plan's kernels at their measured times",
