@@ -108,3 +108,20 @@ TEST_CASE("same_halves compares tokens, sequences and attention segments in any 
   b.segments[0].kv_len = 7999;
   CHECK_FALSE(ovs::same_halves(a, b));
 }
+
+TEST_CASE("evening out says when per-request kernels have no counterpart", "[imbalance]") {
+  // V4 on ROCm's per-request code path launches the compressor and indexer kernels once per
+  // request: an 8000-token prompt alone in A against four short ones in B gives B more of them.
+  const CliResult r = cli({"whatif", "--model", "deepseek-v4-pro", "--hw", "mi355x", "--ep", "8",
+                           "--phase", "prefill", "--prompt-lens", "8000,100,92,50,50",
+                           "--tbo-token-distribution-threshold", "0", "--v4-kernels", "rocm-2605",
+                           "--strategy", "tbo-prefill", "--no-alternatives", "--json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const Json j = Json::parse(r.out);
+  CHECK(j["even_halves_us"].get<double>() > 0);
+  bool said = false;
+  for (const auto& n : j["notes"])
+    said = said || n.get<std::string>().find("no counterpart in the other") != std::string::npos;
+  CHECK(said);
+}

@@ -264,3 +264,54 @@ TEST_CASE("import-trace --whatif refuses DeepSeek's H800 training trace: it over
   CHECK(r.code == 2);
   CHECK(r.err.find("already runs communication beside compute") != std::string::npos);
 }
+
+TEST_CASE("import-trace --whatif refuses a trace its point's baseline cannot reproduce",
+          "[trace-whatif]") {
+  // The trace of 64 requests read as 128: the model's kernels are twice the size and no scale of
+  // their work gives every one its measured time (the receive kernels wait on data in flight).
+  std::vector<std::string> args = {"import-trace", project_trace(), "--whatif", "tbo-decode"};
+  for (const auto& a : kPoint) args.push_back(a == "64" ? "128" : a);
+  const CliResult wrong = cli(args);
+  CHECK(wrong.code == 2);
+  CHECK_THAT(wrong.err, Catch::Contains("cannot reproduce the trace"));
+  // The same trace's TBO forward (pid 2) is no no-overlap forward: each name occurs twice as
+  // often, so it is matched by family, and the anchored baseline misses the trace's span.
+  const CliResult tbo =
+      cli(with_point({"import-trace", project_trace(), "--whatif", "tbo-decode", "--device", "2"}));
+  CHECK(tbo.code == 2);
+  // One GEMM is not a forward: the model's attention has nothing to anchor to.
+  const std::string one = scratch_path("trace-whatif", "one-kernel.json").string();
+  std::ofstream(one) << R"({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "sm90_gemm", "pid": 0, "tid": 7, "ts": 0, "dur": 100}]})";
+  const CliResult single = cli(with_point({"import-trace", one, "--whatif", "tbo-decode"}));
+  CHECK(single.code == 2);
+  CHECK_THAT(single.err, Catch::Contains("the trace has no attention kernels"));
+}
+
+TEST_CASE("import-trace --whatif reads a trace of two forwards with --forwards 2",
+          "[trace-whatif]") {
+  // The no-overlap forward twice, the second after the first.
+  const std::string twice = edited_trace("two-forwards.json", [](Json& events) {
+    double end = 0;
+    for (const auto& e : events)
+      if (is_kernel(e)) end = std::max(end, e["ts"].get<double>() + e["dur"].get<double>());
+    std::vector<Json> again;
+    for (const auto& e : events)
+      if (is_kernel(e)) {
+        Json copy = e;
+        copy["ts"] = e["ts"].get<double>() + end;
+        again.push_back(copy);
+      }
+    for (auto& e : again) events.push_back(e);
+  });
+  const CliResult plain = cli(with_point({"import-trace", twice, "--whatif", "tbo-decode"}));
+  CHECK(plain.code == 2);
+  CHECK_THAT(plain.err, Catch::Contains("the trace holds 2 forwards; give --forwards 2"));
+  const Json two = json_of(cli(
+      with_point({"import-trace", twice, "--whatif", "tbo-decode", "--forwards", "2", "--json"})));
+  const Json one = json_of(
+      cli(with_point({"import-trace", project_trace(), "--whatif", "tbo-decode", "--json"})));
+  CHECK(two["matching"]["by"] == "name");
+  CHECK(two["anchored"]["overlapped_us"].get<double>() ==
+        Approx(one["anchored"]["overlapped_us"].get<double>()).epsilon(1e-6));
+}

@@ -15,20 +15,40 @@ std::int64_t mean(std::int64_t a, std::int64_t b) {
   return static_cast<std::int64_t>(std::llround(0.5 * static_cast<double>(a + b)));
 }
 
-bool same_tensors(const std::vector<TensorAccess>& a, const std::vector<TensorAccess>& b) {
-  return a.size() == b.size();
+double all_flops(const Work& w) {
+  return w.total_tensor_flops() + w.cuda_core_flops;
 }
 
-// Both kernels' numbers become their mean.
-void even_out(KernelSpec& a, KernelSpec& b) {
-  if (a.duration_us && b.duration_us) {
+// Both kernels' numbers become their mean, so that each takes the mean of their times alone: FLOPs
+// and bytes, CTAs and tiles, fixed latency, the per-tile overhead (over the mean tiles) and the
+// efficiency (over the mean FLOPs). False when the two cannot be paired (a given duration beside
+// a modelled one, different tensor lists).
+bool even_out(KernelSpec& a, KernelSpec& b) {
+  if (a.duration_us.has_value() != b.duration_us.has_value()) return false;
+  if (a.duration_us) {
     const double d = mean(*a.duration_us, *b.duration_us);
     a.duration_us = b.duration_us = d;
-    return;
+    return true;
   }
   Work& x = a.work;
   Work& y = b.work;
-  if (!same_tensors(x.reads, y.reads) || !same_tensors(x.writes, y.writes)) return;
+  if (x.reads.size() != y.reads.size() || x.writes.size() != y.writes.size()) return false;
+  // Compute time is FLOPs / efficiency: the mean time over the mean FLOPs.
+  const double fx = all_flops(x), fy = all_flops(y);
+  if (fx > 0 && fy > 0 && x.compute_efficiency > 0 && y.compute_efficiency > 0)
+    x.compute_efficiency = y.compute_efficiency =
+        mean(fx, fy) / mean(fx / x.compute_efficiency, fy / y.compute_efficiency);
+  // Per-tile costs: the mean total over the mean tile count.
+  const double tx = double(x.tiles > 0 ? x.tiles : x.ctas),
+               ty = double(y.tiles > 0 ? y.tiles : y.ctas);
+  const double t = mean(tx, ty);
+  if (t > 0) {
+    x.tile_overhead_us = y.tile_overhead_us =
+        mean(tx * x.tile_overhead_us, ty * y.tile_overhead_us) / t;
+    x.tile_serial_bytes = y.tile_serial_bytes =
+        mean(tx * x.tile_serial_bytes, ty * y.tile_serial_bytes) / t;
+  }
+  x.peer_lead_us = y.peer_lead_us = mean(x.peer_lead_us, y.peer_lead_us);
   for (size_t d = 0; d < x.tensor_flops.size(); ++d)
     x.tensor_flops[d] = y.tensor_flops[d] = mean(x.tensor_flops[d], y.tensor_flops[d]);
   for (size_t l = 0; l < x.link_bytes.size(); ++l)
@@ -42,11 +62,13 @@ void even_out(KernelSpec& a, KernelSpec& b) {
   for (auto [u, v] : {std::pair{&x.reads, &y.reads}, std::pair{&x.writes, &y.writes}})
     for (size_t i = 0; i < u->size(); ++i)
       (*u)[i].bytes = (*v)[i].bytes = mean((*u)[i].bytes, (*v)[i].bytes);
+  return true;
 }
 
 }  // namespace
 
 void EvenHalves::adjust(BuiltProgram& b) {
+  unpaired = 0;
   // (layer, op, kernel, occurrence) -> micro-batch A's kernel.
   using Key = std::tuple<int, std::string, std::string, int>;
   std::map<Key, int> a_kernels;
@@ -63,11 +85,14 @@ void EvenHalves::adjust(BuiltProgram& b) {
     if (b.info[k].micro_batch == 0) a_kernels.emplace(key_of(k), static_cast<int>(k));
     if (b.info[k].micro_batch == 1) b_kernels.emplace_back(k, key_of(k));
   }
+  size_t paired = 0;
   for (const auto& [k, key] : b_kernels) {
     const auto it = a_kernels.find(key);
-    if (it == a_kernels.end()) continue;
-    even_out(b.program.kernels[static_cast<size_t>(it->second)], b.program.kernels[k]);
+    if (it != a_kernels.end() &&
+        even_out(b.program.kernels[static_cast<size_t>(it->second)], b.program.kernels[k]))
+      ++paired;
   }
+  unpaired = static_cast<int>(a_kernels.size() + b_kernels.size() - 2 * paired);
   b.program.shape = ShapeToken();  // the numbers changed outside the builder
 }
 

@@ -13,6 +13,9 @@ namespace ovs {
 class EvenHalves : public ProgramAdjuster {
  public:
   void adjust(BuiltProgram& b) override;
+  // Kernels of the last program with no counterpart in the other micro-batch (per-request loops
+  // of unequal length): they keep their own work, and the imbalance is understated by them.
+  int unpaired = 0;
 };
 
 // Whether two micro-batches do the same work (same tokens and attention segments): evening them

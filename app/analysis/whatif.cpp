@@ -265,6 +265,12 @@ const StrategyRun& WhatIfSession::simulate(const Strategy& s, RunWatcher* watch,
   } catch (const SimulationError& e) {
     throw InputError(s.file, 0, "", e.what());
   }
+  if (even_halves && both.even.unpaired > 0)
+    r->stats.note = fmt::format(
+        "{} kernels of one micro-batch have no counterpart in the other (per-request kernels of "
+        "unequal count): evened out they keep their own work, so the micro-batch imbalance "
+        "understates the halves' difference",
+        both.even.unpaired);
   // The statistics are kept; the timeline is only needed while running (or as storage for the
   // recycler's next run of this strategy).
   if (!recycler_) r->timeline.reset();
@@ -350,6 +356,8 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
   std::map<C, double> by_cause;
   if (&terms != &over) {
     r.even_halves_us = terms.stats.total_us;
+    r.even_halves_exposed_comm_us = terms.stats.exposed_comm_us;
+    if (!terms.stats.note.empty()) r.notes.push_back(terms.stats.note);
     by_cause[C::micro_batch_imbalance] = r.overlapped.total_us - terms.stats.total_us;
   }
   for (const auto& [key, o] : terms.alone.entries()) {

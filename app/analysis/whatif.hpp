@@ -87,6 +87,7 @@ struct WhatIfResult {
   // then that run's, and the "micro-batch imbalance" cause is the overlapped forward minus it.
   // 0: the halves do the same work (or the batch is not split).
   double even_halves_us = 0;
+  double even_halves_exposed_comm_us = 0;  // its communication exposed (comm_hidden_us is from it)
   // Every strategy SGLang runs for the phase at this point (its gate passes), each against the
   // same baseline, fastest first; filled when the request asks for them.
   struct Alternative {

@@ -122,6 +122,7 @@ void write_whatif_json(std::ostream& out, const WhatIfResult& r) {
   j["net_us"] = r.net_us;
   // 0 unless the halves differ: then the advantage's terms are those of the halves evened out.
   j["even_halves_us"] = r.even_halves_us;
+  j["even_halves_exposed_comm_us"] = r.even_halves_exposed_comm_us;
   // net = advantage - degradation, every term named: the advantage's terms add up to it, the
   // degradation's causes (below) to the degradation.
   j["advantage_terms"] =
@@ -199,9 +200,10 @@ void write_whatif_table(std::ostream& out, const WhatIfResult& r) {
         r.tbo_split.token_index, r.a_sequences, r.a_tokens, r.b_sequences, r.b_tokens);
   if (r.even_halves_us > 0)
     out << fmt::format(
-        "the halves differ: evened out, the overlapped forward would take {:.3f} ms; the ledger "
-        "below is theirs, plus the micro-batch imbalance (what these halves lose against them)\n",
-        r.even_halves_us / 1e3);
+        "the halves differ: evened out, the overlapped forward would take {:.3f} ms with {:.3f} "
+        "ms of communication exposed; the ledger below is theirs, plus the micro-batch imbalance "
+        "(what these halves lose against them)\n",
+        r.even_halves_us / 1e3, r.even_halves_exposed_comm_us / 1e3);
   for (const auto* why : {&r.strategy_outside_sglang, &r.baseline_outside_sglang})
     if (!why->empty()) out << kOutsideSglangWarning << *why << "\n";
   out << "\n";

@@ -28,6 +28,7 @@ struct ImportOptions {
   std::string program;
   std::string hw = "h800-sxm";
   double max_host_gap_us = 100;
+  bool max_host_gap_given = false;
   // --whatif: the strategy, the point (as whatif takes it) and where the trace goes.
   std::string whatif;
   std::string baseline = "no-overlap";
@@ -65,6 +66,7 @@ int trace_whatif(const ImportOptions& o, CliContext& ctx) {
 int import_trace(const ImportOptions& o, CliContext& ctx) {
   if (!o.whatif.empty()) {
     if (!o.program.empty()) throw flag_error("--program", "goes without --whatif");
+    if (o.max_host_gap_given) throw flag_error("--max-host-gap-us", "goes with --program");
     return trace_whatif(o, ctx);
   }
   // Resolve the profile before the (possibly long) read, so that a bad --hw fails at once.
@@ -148,13 +150,15 @@ void add_import_trace_command(CLI::App& app, CliContext& ctx) {
   point.push_back(
       cmd->add_option("--baseline", opts->baseline, "With --whatif: the strategy the trace ran")
           ->capture_default_str());
-  point.push_back(cmd->add_option(
-      "--device", opts->device,
-      "With --whatif: the trace's GPU (its pid; default: the first GPU in the trace)"));
+  point.push_back(
+      cmd->add_option(
+             "--device", opts->device,
+             "With --whatif: the trace's GPU (its pid; default: the first GPU in the trace)")
+          ->check(flags::whole_int(0)));
   point.push_back(
       cmd->add_option("--forwards", opts->forwards,
-                      "With --whatif, when the trace's kernel names are not the model's: forwards "
-                      "the trace holds (each family's time is divided by it)")
+                      "With --whatif: forwards the trace holds (every kernel name that many "
+                      "times as often; each kernel's or family's time is divided by it)")
           ->capture_default_str()
           ->check(flags::whole_int(1)));
   point.push_back(
@@ -166,11 +170,12 @@ void add_import_trace_command(CLI::App& app, CliContext& ctx) {
   point.push_back(cmd->add_option("--trace", opts->trace_out,
                                   "With --whatif: write both anchored forwards to a Perfetto "
                                   "trace (pid 1: the baseline, 2: the strategy)"));
-  cmd->callback([opts, point, &ctx] {
+  cmd->callback([opts, cmd, point, &ctx] {
     if (opts->whatif.empty())
       for (const CLI::Option* o : point)
         if (o->count() > 0 && o->get_lnames().front() != "hw")
           throw flag_error("--" + o->get_lnames().front(), "goes with --whatif");
+    opts->max_host_gap_given = cmd->count("--max-host-gap-us") > 0;
     ctx.exit_code = import_trace(*opts, ctx);
   });
 }

@@ -30,7 +30,8 @@ struct PlanRequest {
   // caught at a random moment of its output; app/analysis/length_spec.hpp). Empty: `context`.
   // Prefill: `isl` instead of one prompt length: each point's batch is prompts drawn from it until
   // they hold its tokens (the last cut to fit), and the TTFT is that of the longest prompt drawn
-  // (a prompt longer than the batch takes as many forwards as it has chunks).
+  // (a prompt longer than the batch: the batch is planned as its chunks, as for that
+  // --prompt-len).
   std::string context_lens, isl, osl;
   std::uint64_t seed = 0;
   std::vector<std::string> strategies;   // empty: every shipped strategy of the model's family

@@ -129,9 +129,10 @@ class PointRunner {
     } else if (!r_.isl.empty()) {
       w.prompt_lens = plan_prompt_lens(r_, c.tokens, &ttft_prompt);
       w.context = *std::max_element(w.prompt_lens.begin(), w.prompt_lens.end());
-      // The first prompt is longer than the batch: the batch is one chunk of it, charged as its
-      // last (attending to the cached prefix), as for --prompt-len.
-      if (w.prompt_lens.size() == 1 && ttft_prompt > c.tokens) {
+      // A prompt longer than the batch: SGLang prefills it in chunks that fill whole batches, and
+      // its TTFT is theirs - each charged as its last (attending to the cached prefix), and the
+      // server chunking, as for --prompt-len (memory and flags see the same server).
+      if (ttft_prompt > c.tokens) {
         w.prompt_lens.clear();
         w.context = ttft_prompt;
       }
@@ -435,8 +436,8 @@ PlanResult run_plan(const PlanRequest& asked) {
         "latency = time to first token of the longest prompt drawn from {} for each point's batch "
         "(prompts drawn until they hold its tokens, the last cut to fit; seed {}): one forward "
         "when the batch holds it, else ceil(its length / tokens per GPU) chunked forwards, each "
-        "charged as this batch's forward (as the prompt's last chunk when it fills the batch "
-        "alone); queueing is not modelled",
+        "charged as its last chunk (which attends to the whole prompt), as for --prompt-len; "
+        "queueing is not modelled",
         req.isl, req.seed));
   else
     res.notes.push_back(fmt::format(

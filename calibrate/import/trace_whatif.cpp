@@ -18,8 +18,16 @@ namespace ovs::trace {
 namespace {
 
 constexpr int kMaxPasses = 8;
-constexpr double kConverged = 1e-3;  // |resimulated / measured - 1| of every group
-constexpr double kScaleLimit = 50;   // a group's Work is scaled by at most this (or 1/this)
+constexpr double kConverged = 1e-3;    // |resimulated / measured - 1| of every group
+constexpr double kScaleLimit = 50;     // a group's Work is scaled by at most this (or 1/this)
+constexpr double kMaxResidual = 0.05;  // a group farther from its measured time: refused
+// The anchored baseline forward against the trace's span per forward, beyond which the trace is
+// refused (a no-overlap forward's kernels run one after another: little idle between them).
+constexpr double kMaxSpanError = 0.25;
+
+[[noreturn]] void refuse(const std::string& file, const std::string& why) {
+  throw InputError(file, 0, "--whatif", why);
+}
 
 // The kernels of one GPU of the trace, its streams renumbered.
 struct DeviceTrace {
@@ -205,12 +213,11 @@ TraceWhatIfResult trace_whatif(const KinetoTrace& full, const TraceWhatIfRequest
   out.measured_span_us = a.stats.span_us;
   out.comm_beside_compute = comm_beside_compute(a.stats);
   if (out.comm_beside_compute > r.max_overlap)
-    throw InputError(
-        t.file, 0, "--whatif",
-        fmt::format("GPU {} already runs communication beside compute ({:.0f} % of the "
-                    "communication stream's busy time, over the {:.0f} % allowed): --whatif "
-                    "re-plans a no-overlap forward, whose kernels ran one after another",
-                    out.device, 100 * out.comm_beside_compute, 100 * r.max_overlap));
+    refuse(t.file,
+           fmt::format("GPU {} already runs communication beside compute ({:.0f} % of the "
+                       "communication stream's busy time, over the {:.0f} % allowed): --whatif "
+                       "re-plans a no-overlap forward, whose kernels ran one after another",
+                       out.device, 100 * out.comm_beside_compute, 100 * r.max_overlap));
 
   ModelConfig model = load_model_config(r.point.model);
   HwProfile hw = load_hw_profile(r.point.hw);
@@ -241,10 +248,27 @@ TraceWhatIfResult trace_whatif(const KinetoTrace& full, const TraceWhatIfRequest
   for (const int i : a.stats.start_order)
     trace_by_name[t.names[static_cast<size_t>(t.kernels[static_cast<size_t>(i)].name)]].push_back(
         i);
+  // By name: every name the baseline launches, --forwards times as often in the trace.
+  const size_t forwards = static_cast<size_t>(r.forwards);
   anchor.by_name = std::all_of(base_by_name.begin(), base_by_name.end(), [&](const auto& e) {
     const auto it = trace_by_name.find(e.first);
-    return it != trace_by_name.end() && it->second.size() == e.second.size();
+    return it != trace_by_name.end() && it->second.size() == forwards * e.second.size();
   });
+  // Every name k times as often as in one forward: the trace holds k forwards.
+  if (!anchor.by_name && !base_by_name.empty()) {
+    const auto first = trace_by_name.find(base_by_name.begin()->first);
+    const size_t n = base_by_name.begin()->second.size();
+    const size_t k = first == trace_by_name.end() ? 0 : first->second.size() / n;
+    const bool repeats =
+        k > 1 && std::all_of(base_by_name.begin(), base_by_name.end(), [&](const auto& e) {
+          const auto it = trace_by_name.find(e.first);
+          return it != trace_by_name.end() && it->second.size() == k * e.second.size();
+        });
+    if (repeats)
+      refuse(t.file, fmt::format("every kernel name of the model's forward occurs {} times: the "
+                                 "trace holds {} forwards; give --forwards {}",
+                                 k, k, k));
+  }
   out.matching = anchor.by_name ? "name" : "family";
   std::vector<AnchorGroup>& groups = out.groups;
   auto group_for = [&](const std::string& name, auto& index, const auto& key) {
@@ -256,13 +280,15 @@ TraceWhatIfResult trace_whatif(const KinetoTrace& full, const TraceWhatIfRequest
   std::vector<int> group_of(bp.kernels.size(), -1);
   if (anchor.by_name) {
     for (const auto& [name, ks] : base_by_name) {
+      // The j-th of a name in the trace is the (j mod n)-th in the forward: forwards repeat.
       const std::vector<int>& ts = trace_by_name.at(name);
-      for (size_t j = 0; j < ks.size(); ++j) {
-        const size_t k = static_cast<size_t>(ks[j]);
+      for (size_t j = 0; j < ts.size(); ++j) {
+        const size_t k = static_cast<size_t>(ks[j % ks.size()]);
         const KernelInfo& info = base.built.info[k];
         const int g = group_for(group_name(info), anchor.group_of_key, key_of(info));
         group_of[k] = g;
-        groups[static_cast<size_t>(g)].measured_us += t.kernels[static_cast<size_t>(ts[j])].dur_us;
+        groups[static_cast<size_t>(g)].measured_us +=
+            t.kernels[static_cast<size_t>(ts[j])].dur_us / r.forwards;
         ++out.matched_kernels;
       }
     }
@@ -287,6 +313,20 @@ TraceWhatIfResult trace_whatif(const KinetoTrace& full, const TraceWhatIfRequest
         "the trace's kernel names are not the model's: each family (GEMM, attention, "
         "communication, memory kernels) is anchored as a whole, over " +
         std::to_string(r.forwards) + " forward(s) (--forwards)");
+    // A family that holds a real share of the model's forward must be in the trace.
+    std::map<std::string, double> model_by_category;
+    double model_total = 0;
+    for (size_t k = 0; k < bp.kernels.size(); ++k)
+      if (!holds_no_sm(bp.kernels[k])) {
+        model_by_category[bp.kernels[k].category] += model_us[k];
+        model_total += model_us[k];
+      }
+    for (const auto& [category, us] : model_by_category)
+      if (us > 0.05 * model_total && !anchor.group_of_category.count(category))
+        refuse(t.file, fmt::format("the trace has no {} kernels, which take {:.0f} % of the "
+                                   "model's forward at this point: it is not this point's "
+                                   "forward, or its kernel names are not recognised",
+                                   category, 100 * us / model_total));
   }
   for (size_t k = 0; k < bp.kernels.size(); ++k) {
     if (group_of[k] < 0) continue;
@@ -302,8 +342,9 @@ TraceWhatIfResult trace_whatif(const KinetoTrace& full, const TraceWhatIfRequest
 
   // The fixed point: the anchored baseline gives every group its measured time.
   session.set_adjuster(&anchor);
+  double anchored_forward_us = 0;
   for (out.passes = 1; out.passes <= kMaxPasses; ++out.passes) {
-    session.run(base_s, &times);
+    anchored_forward_us = session.run(base_s, &times).stats.total_us;
     for (auto& g : groups) g.resimulated_us = 0;
     for (size_t k = 0; k < group_of.size(); ++k)
       if (group_of[k] >= 0) groups[static_cast<size_t>(group_of[k])].resimulated_us += times.us[k];
@@ -319,6 +360,27 @@ TraceWhatIfResult trace_whatif(const KinetoTrace& full, const TraceWhatIfRequest
             clamp_scale(anchor.scale[g] * groups[g].measured_us / groups[g].resimulated_us);
   }
   for (size_t g = 0; g < groups.size(); ++g) groups[g].scale = anchor.scale[g];
+  // What anchoring cannot reach is not this point's no-overlap forward: refuse it rather than
+  // answer from it.
+  for (const auto& g : groups) {
+    const bool clamped = g.scale <= 1 / kScaleLimit || g.scale >= kScaleLimit;
+    if (g.measured_us > 0 &&
+        (clamped || std::fabs(g.resimulated_us / g.measured_us - 1) > kMaxResidual))
+      refuse(t.file,
+             fmt::format("the model's baseline cannot reproduce the trace: '{}' measures {:.1f} us "
+                         "per forward, the model {:.1f} us, and after {} pass(es) scaling its work "
+                         "by {:.3g} gives {:.1f} us; is the trace a no-overlap forward of this "
+                         "point (--phase, --tokens-per-gpu, --context, --ep, --forwards)?",
+                         g.name, g.measured_us, g.model_us, out.passes, g.scale, g.resimulated_us));
+  }
+  const double span_per_forward = out.measured_span_us / r.forwards;
+  if (std::fabs(anchored_forward_us / span_per_forward - 1) > kMaxSpanError)
+    refuse(t.file,
+           fmt::format("its kernels, anchored, give a {:.3f} ms no-overlap forward, but the trace "
+                       "spans {:.3f} ms per forward ({} forward(s)): it overlaps already (one "
+                       "stream), holds another strategy, batch or model, or long idle gaps; cut "
+                       "it to whole no-overlap forwards and give --forwards",
+                       anchored_forward_us / 1000, span_per_forward / 1000, r.forwards));
   for (const auto& g : groups)
     if (g.model_us > 0 && g.measured_us <= 0)
       out.notes.push_back("'" + g.name + "': the trace has no time for it; the model's kept");
