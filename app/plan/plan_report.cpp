@@ -244,19 +244,21 @@ std::string plan_csv(const PlanResult& r) {
   std::string s =
       "strategy,tokens_per_gpu,ep,redundant_experts,mtp,deepep_mode,cuda_graphs,"
       "two_micro_batches,forward_us,step_us,latency_ms,tokens_per_s_per_gpu,memory_gb,fits,"
-      "memory_limited_by,memory_tight,meets_target,on_frontier,sglang_runs_it,excluded\n";
+      "memory_limited_by,memory_tight,meets_target,on_frontier,sglang_runs_it,excluded,"
+      "ttft_prompt\n";
   for (const auto& p : r.points) {
     const bool ran = p.excluded.empty();
     // Shortest text that reads back as the same double: the CSV agrees with the JSON exactly.
     auto num = [&](double v) { return ran ? fmt::format("{}", v) : std::string(); };
     s += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(p.strategy),
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(p.strategy),
         p.tokens_per_gpu, p.ep, p.redundant_experts, p.mtp ? 1 : 0, p.deepep_mode,
         p.cuda_graphs ? 1 : 0, p.split ? 1 : 0, num(p.forward_us), num(p.step_us),
         num(p.latency_ms), num(p.tokens_per_s_per_gpu),
         p.memory_gb > 0 ? fmt::format("{}", p.memory_gb) : std::string(), p.fits ? 1 : 0,
         p.memory_limited_by, p.memory_tight ? 1 : 0, p.meets_target ? 1 : 0, p.on_frontier ? 1 : 0,
-        p.deployable ? 1 : 0, csv_field(p.excluded));
+        p.deployable ? 1 : 0, csv_field(p.excluded),
+        p.ttft_prompt > 0 ? std::to_string(p.ttft_prompt) : std::string());
   }
   return s;
 }
