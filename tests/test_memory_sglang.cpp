@@ -358,3 +358,21 @@ TEST_CASE("plan drops what does not fit, by limit, and picks within the pool", "
     CHECK(b["memory_gb"].get<double>() <= mem["capacity_gb"].get<double>());
   }
 }
+
+TEST_CASE("a launch whose default --mem-fraction-static is negative says SGLang would not start",
+          "[memory]") {
+  // Prefill, 20000-token prompts in 2048-token chunks on EP32: SGLang's heuristic (B1) counts the
+  // instance's whole chunked-prefill size, 2048 x 32 = 65536 tokens: reserved = 512 + 1.5 x 65536
+  // + 32 / 8 x 1024 = 102912 MiB on an 81008 MiB H800, fraction round((81008 - 102912) / 81008,
+  // 3) = -0.270.
+  const double fraction =
+      std::round((81008.0 - (512 + 1.5 * 65536 + 32.0 / 8 * 1024)) / 81008 * 1000) / 1000;
+  REQUIRE(fraction == Approx(-0.270));
+  const CliResult r = cli({"whatif", "--model", "deepseek-v3", "--hw", "h800-sxm", "--phase",
+                           "prefill", "--tokens-per-gpu", "2048", "--context", "20000", "--ep",
+                           "32", "--strategy", "tbo-prefill", "--no-alternatives"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("SGLang's default --mem-fraction-static comes out at -0.270"));
+  CHECK_THAT(r.out, Catch::Contains("SGLang would not start: pass --mem-fraction-static"));
+}

@@ -73,6 +73,15 @@ double MemoryUse::bytes_of(const std::string& name_prefix) const {
 std::string MemoryUse::limit_sentence() const {
   const std::string share =
       margin < 0 ? std::string("exceed") : fmt::format("take {:.0f} % of", 100 * (1 - margin));
+  // SGLang's own heuristic can reserve more than the GPU has: the instance's whole chunked-prefill
+  // size counts as activation tokens before it is divided over the DP ranks (B1).
+  if (fraction <= 0)
+    return fmt::format(
+        "SGLang's default --mem-fraction-static comes out at {:.3f} here (its heuristic reserves "
+        "activation memory for the instance's whole chunked-prefill size; sglang_flags_memory.md "
+        "B1), so SGLang would not start: pass --mem-fraction-static (0.8 leaves {:.1f} GB for "
+        "weights and KV pool) or a smaller --chunked-prefill-size",
+        fraction, 0.8 * capacity_bytes / kGB);
   switch (limited_by) {
     case MemoryLimit::weights:
       return fmt::format(
