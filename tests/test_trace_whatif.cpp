@@ -63,6 +63,21 @@ bool is_kernel(const Json& e) {
   return e.value("ph", "") == "X" && e.value("cat", "") == "kernel";
 }
 
+// The kernels again, after the last one ends: a second forward.
+void repeat_kernels(Json& events) {
+  double end = 0;
+  for (const auto& e : events)
+    if (is_kernel(e)) end = std::max(end, e["ts"].get<double>() + e["dur"].get<double>());
+  std::vector<Json> again;
+  for (const auto& e : events)
+    if (is_kernel(e)) {
+      Json copy = e;
+      copy["ts"] = e["ts"].get<double>() + end;
+      again.push_back(copy);
+    }
+  for (auto& e : again) events.push_back(e);
+}
+
 }  // namespace
 
 TEST_CASE("import-trace --whatif on the project's own trace gives whatif's forward times",
@@ -203,17 +218,7 @@ TEST_CASE("import-trace --whatif anchors by family when the trace's names are no
   // A trace of two forwards, each family's time halved by --forwards 2, is the same forward.
   const std::string twice = edited_trace("renamed-twice.json", [&rename](Json& events) {
     rename(events);
-    std::vector<Json> again;
-    double end = 0;
-    for (const auto& e : events)
-      if (is_kernel(e)) end = std::max(end, e["ts"].get<double>() + e["dur"].get<double>());
-    for (const auto& e : events)
-      if (is_kernel(e)) {
-        Json copy = e;
-        copy["ts"] = e["ts"].get<double>() + end;
-        again.push_back(copy);
-      }
-    for (auto& e : again) events.push_back(e);
+    repeat_kernels(events);
   });
   const Json two = json_of(cli(
       with_point({"import-trace", twice, "--whatif", "tbo-decode", "--forwards", "2", "--json"})));
@@ -291,19 +296,7 @@ TEST_CASE("import-trace --whatif refuses a trace its point's baseline cannot rep
 TEST_CASE("import-trace --whatif reads a trace of two forwards with --forwards 2",
           "[trace-whatif]") {
   // The no-overlap forward twice, the second after the first.
-  const std::string twice = edited_trace("two-forwards.json", [](Json& events) {
-    double end = 0;
-    for (const auto& e : events)
-      if (is_kernel(e)) end = std::max(end, e["ts"].get<double>() + e["dur"].get<double>());
-    std::vector<Json> again;
-    for (const auto& e : events)
-      if (is_kernel(e)) {
-        Json copy = e;
-        copy["ts"] = e["ts"].get<double>() + end;
-        again.push_back(copy);
-      }
-    for (auto& e : again) events.push_back(e);
-  });
+  const std::string twice = edited_trace("two-forwards.json", repeat_kernels);
   const CliResult plain = cli(with_point({"import-trace", twice, "--whatif", "tbo-decode"}));
   CHECK(plain.code == 2);
   CHECK_THAT(plain.err, Catch::Contains("the trace holds 2 forwards; give --forwards 2"));
