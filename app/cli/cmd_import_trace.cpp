@@ -123,7 +123,9 @@ void add_import_trace_command(CLI::App& app, CliContext& ctx) {
       "Read a PyTorch-profiler (Kineto) Chrome-trace JSON file, streaming, and report kernels per\n"
       "stream (busy time, grids; the compute and the communication stream), the time streams\n"
       "overlap, launch gaps and host launch cost, kernel families and repeating segments\n"
-      "(layers). --program exports the kernels as an `overlapsim run` program.");
+      "(layers). --program exports the kernels as an `overlapsim run` program; --whatif STRATEGY\n"
+      "re-plans a no-overlap trace into a strategy with its measured kernel times (the point's\n"
+      "flags as whatif takes them).");
   cmd->add_option("trace", opts->trace, "Trace JSON file (Kineto / Chrome trace format)")
       ->required();
   cmd->add_flag(
