@@ -103,6 +103,35 @@ TEST_CASE("import-trace --whatif on the project's own trace gives whatif's forwa
   CHECK(j["kernels"]["model_only"] == 0);
 }
 
+TEST_CASE("import-trace --whatif reads back an `overlapsim run --trace` of the exported forward",
+          "[trace-whatif]") {
+  // The no-overlap forward's 61 layers exported as a program (kernels named A.L<layer>.<op>/
+  // <kernel>, DeepEP as given-duration stand-ins), run, and its trace read back: the embedding and
+  // LM head are outside the window and keep the model's time.
+  const std::string prefix = scratch_path("trace-whatif", "exported").string();
+  REQUIRE(
+      cli(with_point({"whatif", "--strategy", "tbo-decode", "--no-alternatives", "--export-layers",
+                      prefix, "--export-first-layer", "0", "--export-layer-count", "61"}))
+          .code == 0);
+  const std::string trace = prefix + "-run.json";
+  const CliResult run = cli({"run", prefix + "-no-overlap.yaml", "--trace", trace});
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  const Json w = json_of(
+      cli(with_point({"whatif", "--strategy", "tbo-decode", "--no-alternatives", "--json"})));
+  const Json j =
+      json_of(cli(with_point({"import-trace", trace, "--whatif", "tbo-decode", "--json"})));
+  CHECK(j["matching"]["by"] == "name");
+  CHECK(j["anchoring"]["max_residual"].get<double>() < 1e-3);
+  CHECK(j["anchored"]["overlapped_us"].get<double>() ==
+        Approx(w["overlapped_us"].get<double>()).epsilon(0.02));
+  bool kept_model = false;
+  for (const auto& n : j["notes"])
+    kept_model =
+        kept_model || n.get<std::string>().find("keep the model's time") != std::string::npos;
+  CHECK(kept_model);
+}
+
 TEST_CASE("import-trace --whatif --trace writes both anchored forwards as two processes",
           "[trace-whatif]") {
   const std::string out = scratch_path("trace-whatif", "anchored.json").string();

@@ -24,6 +24,8 @@ constexpr double kMaxResidual = 0.05;  // a group farther from its measured time
 // The anchored baseline forward against the trace's span per forward, beyond which the trace is
 // refused (a no-overlap forward's kernels run one after another: little idle between them).
 constexpr double kMaxSpanError = 0.25;
+// Matching by name needs the names the trace holds to cover this share of the model's forward.
+constexpr double kMinNamedShare = 0.8;
 
 [[noreturn]] void refuse(const std::string& file, const std::string& why) {
   throw InputError(file, 0, "--whatif", why);
@@ -241,19 +243,46 @@ TraceWhatIfResult trace_whatif(const KinetoTrace& full, const TraceWhatIfRequest
 
   // Matching: by name and order when every name the baseline launches occurs as often in the
   // trace; else by family.
-  std::map<std::string, std::vector<int>> base_by_name, trace_by_name;
-  for (size_t k = 0; k < bp.kernels.size(); ++k)
-    if (!holds_no_sm(bp.kernels[k]))
-      base_by_name[bp.kernels[k].name].push_back(static_cast<int>(k));
+  std::map<std::string, std::vector<int>> trace_by_name;
   for (const int i : a.stats.start_order)
     trace_by_name[t.names[static_cast<size_t>(t.kernels[static_cast<size_t>(i)].name)]].push_back(
         i);
-  // By name: every name the baseline launches, --forwards times as often in the trace.
+  // The baseline's kernels by name: their own ("q_b"), or qualified by layer and op as
+  // `whatif --export-layers` names them ("A.L3.attn.prepare/q_b"), whichever the trace uses more.
+  auto names_of = [&](bool qualified) {
+    std::map<std::string, std::vector<int>> by;
+    for (size_t k = 0; k < bp.kernels.size(); ++k) {
+      if (holds_no_sm(bp.kernels[k])) continue;
+      const KernelInfo& i = base.built.info[k];
+      by[qualified && i.layer >= 0 ? fmt::format("A.L{}.{}/{}", i.layer, i.op, i.kernel)
+                                   : bp.kernels[k].name]
+          .push_back(static_cast<int>(k));
+    }
+    return by;
+  };
+  auto hits = [&](const std::map<std::string, std::vector<int>>& by) {
+    size_t n = 0;
+    for (const auto& [name, ks] : trace_by_name) n += by.count(name) ? ks.size() : 0;
+    return n;
+  };
+  std::map<std::string, std::vector<int>> base_by_name = names_of(false);
+  if (auto qualified = names_of(true); hits(qualified) > hits(base_by_name))
+    base_by_name = std::move(qualified);
+  // By name: every name the baseline launches --forwards times as often in the trace, or not at
+  // all (a trace of some layers: the rest keep the model's time) - the names it has holding most
+  // of the model's forward.
   const size_t forwards = static_cast<size_t>(r.forwards);
+  double named_us = 0, all_us = 0;
   anchor.by_name = std::all_of(base_by_name.begin(), base_by_name.end(), [&](const auto& e) {
     const auto it = trace_by_name.find(e.first);
-    return it != trace_by_name.end() && it->second.size() == forwards * e.second.size();
+    double us = 0;
+    for (const int k : e.second) us += model_us[static_cast<size_t>(k)];
+    all_us += us;
+    if (it == trace_by_name.end()) return true;
+    named_us += us;
+    return it->second.size() == forwards * e.second.size();
   });
+  anchor.by_name = anchor.by_name && named_us >= kMinNamedShare * all_us;
   // Every name k times as often as in one forward: the trace holds k forwards.
   if (!anchor.by_name && !base_by_name.empty()) {
     const auto first = trace_by_name.find(base_by_name.begin()->first);
@@ -279,9 +308,15 @@ TraceWhatIfResult trace_whatif(const KinetoTrace& full, const TraceWhatIfRequest
   // Per baseline kernel, its group (-1: not anchored).
   std::vector<int> group_of(bp.kernels.size(), -1);
   if (anchor.by_name) {
+    int absent = 0;
     for (const auto& [name, ks] : base_by_name) {
+      const auto found = trace_by_name.find(name);
+      if (found == trace_by_name.end()) {
+        absent += static_cast<int>(ks.size());
+        continue;
+      }
       // The j-th of a name in the trace is the (j mod n)-th in the forward: forwards repeat.
-      const std::vector<int>& ts = trace_by_name.at(name);
+      const std::vector<int>& ts = found->second;
       for (size_t j = 0; j < ts.size(); ++j) {
         const size_t k = static_cast<size_t>(ks[j % ks.size()]);
         const KernelInfo& info = base.built.info[k];
@@ -292,6 +327,11 @@ TraceWhatIfResult trace_whatif(const KinetoTrace& full, const TraceWhatIfRequest
         ++out.matched_kernels;
       }
     }
+    if (absent > 0)
+      out.notes.push_back(fmt::format(
+          "{} of the model's kernels ({:.1f} % of its forward) have names the trace does not "
+          "hold (layers or kernels outside it): they keep the model's time",
+          absent, 100 * (1 - named_us / all_us)));
     const long long unmatched = out.trace_kernels - out.matched_kernels;
     if (unmatched > 0)
       out.notes.push_back(fmt::format(
