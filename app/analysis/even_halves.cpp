@@ -1,67 +1,25 @@
 #include "app/analysis/even_halves.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <tuple>
 
 namespace ovs {
 namespace {
 
-double mean(double a, double b) {
-  return 0.5 * (a + b);
-}
-std::int64_t mean(std::int64_t a, std::int64_t b) {
-  return static_cast<std::int64_t>(std::llround(0.5 * static_cast<double>(a + b)));
-}
-
-double all_flops(const Work& w) {
-  return w.total_tensor_flops() + w.cuda_core_flops;
-}
-
-// Both kernels' numbers become their mean, so that each takes the mean of their times alone: FLOPs
-// and bytes, CTAs and tiles, fixed latency, the per-tile overhead (over the mean tiles) and the
-// efficiency (over the mean FLOPs). False when the two cannot be paired (a given duration beside
-// a modelled one, different tensor lists).
+// Both kernels become their mean (Work::average_with; a given duration, its mean). False when
+// the two cannot be paired (a given duration beside a modelled one, different tensor lists).
 bool even_out(KernelSpec& a, KernelSpec& b) {
   if (a.duration_us.has_value() != b.duration_us.has_value()) return false;
   if (a.duration_us) {
-    const double d = mean(*a.duration_us, *b.duration_us);
+    const double d = 0.5 * (*a.duration_us + *b.duration_us);
     a.duration_us = b.duration_us = d;
     return true;
   }
   Work& x = a.work;
   Work& y = b.work;
   if (x.reads.size() != y.reads.size() || x.writes.size() != y.writes.size()) return false;
-  // Compute time is FLOPs / efficiency: the mean time over the mean FLOPs.
-  const double fx = all_flops(x), fy = all_flops(y);
-  if (fx > 0 && fy > 0 && x.compute_efficiency > 0 && y.compute_efficiency > 0)
-    x.compute_efficiency = y.compute_efficiency =
-        mean(fx, fy) / mean(fx / x.compute_efficiency, fy / y.compute_efficiency);
-  // Per-tile costs: the mean total over the mean tile count.
-  const double tx = double(x.tiles > 0 ? x.tiles : x.ctas),
-               ty = double(y.tiles > 0 ? y.tiles : y.ctas);
-  const double t = mean(tx, ty);
-  if (t > 0) {
-    x.tile_overhead_us = y.tile_overhead_us =
-        mean(tx * x.tile_overhead_us, ty * y.tile_overhead_us) / t;
-    x.tile_serial_bytes = y.tile_serial_bytes =
-        mean(tx * x.tile_serial_bytes, ty * y.tile_serial_bytes) / t;
-  }
-  x.peer_lead_us = y.peer_lead_us = mean(x.peer_lead_us, y.peer_lead_us);
-  for (size_t d = 0; d < x.tensor_flops.size(); ++d)
-    x.tensor_flops[d] = y.tensor_flops[d] = mean(x.tensor_flops[d], y.tensor_flops[d]);
-  for (size_t l = 0; l < x.link_bytes.size(); ++l)
-    x.link_bytes[l] = y.link_bytes[l] = mean(x.link_bytes[l], y.link_bytes[l]);
-  x.cuda_core_flops = y.cuda_core_flops = mean(x.cuda_core_flops, y.cuda_core_flops);
-  x.hbm_bytes = y.hbm_bytes = mean(x.hbm_bytes, y.hbm_bytes);
-  x.l2_bytes = y.l2_bytes = mean(x.l2_bytes, y.l2_bytes);
-  x.ctas = y.ctas = mean(x.ctas, y.ctas);
-  x.tiles = y.tiles = mean(x.tiles, y.tiles);
-  x.fixed_latency_us = y.fixed_latency_us = mean(x.fixed_latency_us, y.fixed_latency_us);
-  for (auto [u, v] : {std::pair{&x.reads, &y.reads}, std::pair{&x.writes, &y.writes}})
-    for (size_t i = 0; i < u->size(); ++i)
-      (*u)[i].bytes = (*v)[i].bytes = mean((*u)[i].bytes, (*v)[i].bytes);
+  x.average_with(y);
   return true;
 }
 
@@ -69,14 +27,15 @@ bool even_out(KernelSpec& a, KernelSpec& b) {
 
 void EvenHalves::adjust(BuiltProgram& b) {
   unpaired = 0;
-  // (layer, op, kernel, occurrence) -> micro-batch A's kernel.
-  using Key = std::tuple<int, std::string, std::string, int>;
+  // (layer, kernel_name_id(op, kernel), occurrence) -> micro-batch A's kernel.
+  using Key = std::tuple<int, int, int>;
   std::map<Key, int> a_kernels;
-  std::map<std::tuple<int, std::string, std::string, int>, int> seen;  // occurrences so far
+  std::map<std::tuple<int, int, int>, int> seen;  // occurrences so far, by micro-batch
   auto key_of = [&](size_t k) {
     const KernelInfo& i = b.info[k];
-    const int n = seen[{i.layer, i.op, i.kernel, i.micro_batch}]++;
-    return Key{i.layer, i.op, i.kernel, n};
+    const int name = kernel_name_id(i.op, i.kernel);
+    const int n = seen[{i.layer, name, i.micro_batch}]++;
+    return Key{i.layer, name, n};
   };
   std::vector<std::pair<size_t, Key>> b_kernels;
   for (size_t k = 0; k < b.info.size(); ++k) {

@@ -183,7 +183,7 @@ void simulate_strategy_into(const LayerBuilder& lb, const Strategy& s, RunWatche
   for (size_t i = 0; i < r.built.program.kernels.size(); ++i) {
     const KernelSpec& k = r.built.program.kernels[i];
     const KernelInfo& info = r.built.info[i];
-    if (k.fixed_sms == 0 && k.work.ctas == 0) continue;  // data in flight holds no SM
+    if (k.data_in_flight()) continue;  // holds no SM
     Solo fresh;
     const Solo* solo = &fresh;
     if (memo && k.work_class >= 0) {
@@ -420,7 +420,6 @@ WhatIfResult WhatIfSession::compare(const Strategy& base_s, const Strategy& over
   // A side that does not fit in HBM has no throughput to compare: the verdict says so first.
   const std::string fit = fit_sentence(r.baseline, r.overlapped, hw);
   if (!fit.empty()) r.verdict = fit;
-
   return r;
 }
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/analysis/whatif.hpp"
+#include "app/analysis/whatif_json.hpp"
 #include "app/strategy/sglang_gate.hpp"
 #include "sim/core/units.hpp"
 
@@ -91,6 +92,10 @@ void write_alternatives(std::ostream& out, const WhatIfResult& r) {
 }  // namespace
 
 void write_whatif_json(std::ostream& out, const WhatIfResult& r) {
+  out << whatif_json(r).dump(2) << "\n";
+}
+
+Json whatif_json(const WhatIfResult& r) {
   const Workload& w = r.workload;
   Json j;
   j["model"] = r.model;
@@ -179,7 +184,7 @@ void write_whatif_json(std::ostream& out, const WhatIfResult& r) {
     j["sglang_alternatives"] = alts;
     j["best_sglang_strategy"] = r.alternatives.front().strategy;
   }
-  out << j.dump(2) << "\n";
+  return j;
 }
 
 void write_whatif_table(std::ostream& out, const WhatIfResult& r) {

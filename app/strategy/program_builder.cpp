@@ -401,7 +401,7 @@ class Builder {
     const int id = static_cast<int>(n_kernels_) - 1;
     // Data in flight is not a host launch: it follows the send kernel by itself.
     std::optional<double> host_us;
-    if (k.fixed_sms == 0 && k.work.ctas == 0) host_us = 0.0;
+    if (k.data_in_flight()) host_us = 0.0;
     HostAction& a = next_action();
     a.step = LaunchAction{id, host_us};
     a.label = op;

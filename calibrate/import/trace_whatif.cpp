@@ -6,9 +6,9 @@
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <utility>
 
+#include "app/analysis/whatif_json.hpp"
 #include "calibrate/import/kernel_families.hpp"
 #include "calibrate/import/trace_analysis.hpp"
 #include "models/config/model_config.hpp"
@@ -99,11 +99,6 @@ std::string category_of_family(std::string_view family) {
   return "memory";
 }
 
-// Data in flight between two kernels is a program item, not a kernel a GPU trace shows.
-bool holds_no_sm(const KernelSpec& k) {
-  return k.fixed_sms == 0 && k.work.ctas == 0 && !k.duration_us;
-}
-
 bool same_numbers(const Work& a, const Work& b) {
   auto bytes = [](const std::vector<TensorAccess>& v) {
     double s = 0;
@@ -118,21 +113,10 @@ bool same_numbers(const Work& a, const Work& b) {
 
 // Every time the kernel's Work stands for, times f (its given duration, if it has one).
 void scale_kernel(KernelSpec& k, double f) {
-  if (k.duration_us) {
+  if (k.duration_us)
     *k.duration_us *= f;
-    return;
-  }
-  Work& w = k.work;
-  for (double& x : w.tensor_flops) x *= f;
-  for (double& x : w.link_bytes) x *= f;
-  w.cuda_core_flops *= f;
-  w.hbm_bytes *= f;
-  w.l2_bytes *= f;
-  w.fixed_latency_us *= f;
-  w.tile_overhead_us *= f;
-  w.tile_serial_bytes *= f;
-  for (auto* list : {&w.reads, &w.writes})
-    for (TensorAccess& t : *list) t.bytes *= f;
+  else
+    k.work.scale_time(f);
 }
 
 using KernelKey = std::pair<int, int>;  // layer, kernel_name_id(op, kernel)
@@ -162,7 +146,7 @@ class Anchor : public ProgramAdjuster {
       const auto it = group_of_key.find(key_of(info));
       return it == group_of_key.end() ? -1 : it->second;
     }
-    if (holds_no_sm(k)) return -1;
+    if (k.data_in_flight()) return -1;
     const auto it = group_of_category.find(k.category);
     return it == group_of_category.end() ? -1 : it->second;
   }
@@ -172,8 +156,8 @@ class Anchor : public ProgramAdjuster {
     for (size_t i = 0; i < b.program.kernels.size(); ++i) {
       KernelSpec& k = b.program.kernels[i];
       const KernelInfo& info = b.info[i];
-      k.work_class = -1;             // kernels of one class may now differ
-      if (holds_no_sm(k)) continue;  // data in flight: the link's time, as modelled
+      k.work_class = -1;                 // kernels of one class may now differ
+      if (k.data_in_flight()) continue;  // data in flight: the link's time, as modelled
       const int g = group(info, k);
       if (g < 0) {
         ++model_only;
@@ -252,7 +236,7 @@ TraceWhatIfResult trace_whatif(const KinetoTrace& full, const TraceWhatIfRequest
   auto names_of = [&](bool qualified) {
     std::map<std::string, std::vector<int>> by;
     for (size_t k = 0; k < bp.kernels.size(); ++k) {
-      if (holds_no_sm(bp.kernels[k])) continue;
+      if (bp.kernels[k].data_in_flight()) continue;
       const KernelInfo& i = base.built.info[k];
       by[qualified && i.layer >= 0 ? fmt::format("A.L{}.{}/{}", i.layer, i.op, i.kernel)
                                    : bp.kernels[k].name]
@@ -271,38 +255,38 @@ TraceWhatIfResult trace_whatif(const KinetoTrace& full, const TraceWhatIfRequest
   // By name: every name the baseline launches --forwards times as often in the trace, or not at
   // all (a trace of some layers: the rest keep the model's time) - the names it has holding most
   // of the model's forward.
-  const size_t forwards = static_cast<size_t>(r.forwards);
-  double named_us = 0, all_us = 0;
-  anchor.by_name = std::all_of(base_by_name.begin(), base_by_name.end(), [&](const auto& e) {
-    const auto it = trace_by_name.find(e.first);
-    double us = 0;
-    for (const int k : e.second) us += model_us[static_cast<size_t>(k)];
-    all_us += us;
-    if (it == trace_by_name.end()) return true;
-    named_us += us;
-    return it->second.size() == forwards * e.second.size();
-  });
-  anchor.by_name = anchor.by_name && named_us >= kMinNamedShare * all_us;
+  double named_us = 0, all_us = 0;  // the model's time of the names the trace holds, of all
+  for (const auto& [name, ks] : base_by_name)
+    for (const int k : ks) {
+      all_us += model_us[static_cast<size_t>(k)];
+      if (trace_by_name.count(name)) named_us += model_us[static_cast<size_t>(k)];
+    }
+  // Whether every name the trace holds occurs `times` times as often as in one forward.
+  auto every_name = [&](size_t times) {
+    return std::all_of(base_by_name.begin(), base_by_name.end(), [&](const auto& e) {
+      const auto it = trace_by_name.find(e.first);
+      return it == trace_by_name.end() || it->second.size() == times * e.second.size();
+    });
+  };
+  anchor.by_name =
+      every_name(static_cast<size_t>(r.forwards)) && named_us >= kMinNamedShare * all_us;
   // Every name k times as often as in one forward: the trace holds k forwards.
   if (!anchor.by_name && !base_by_name.empty()) {
     const auto first = trace_by_name.find(base_by_name.begin()->first);
-    const size_t n = base_by_name.begin()->second.size();
-    const size_t k = first == trace_by_name.end() ? 0 : first->second.size() / n;
-    const bool repeats =
-        k > 1 && std::all_of(base_by_name.begin(), base_by_name.end(), [&](const auto& e) {
-          const auto it = trace_by_name.find(e.first);
-          return it != trace_by_name.end() && it->second.size() == k * e.second.size();
-        });
-    if (repeats)
+    const size_t k = first == trace_by_name.end()
+                         ? 0
+                         : first->second.size() / base_by_name.begin()->second.size();
+    if (k > 1 && every_name(k) && named_us >= kMinNamedShare * all_us)
       refuse(t.file, fmt::format("every kernel name of the model's forward occurs {} times: the "
                                  "trace holds {} forwards; give --forwards {}",
                                  k, k, k));
   }
   out.matching = anchor.by_name ? "name" : "family";
   std::vector<AnchorGroup>& groups = out.groups;
-  auto group_for = [&](const std::string& name, auto& index, const auto& key) {
+  auto group_for = [&](const std::string& name, const std::string& kernel, auto& index,
+                       const auto& key) {
     const auto [it, fresh] = index.try_emplace(key, static_cast<int>(groups.size()));
-    if (fresh) groups.push_back(AnchorGroup{name});
+    if (fresh) groups.push_back(AnchorGroup{name, kernel});
     return it->second;
   };
   // Per baseline kernel, its group (-1: not anchored).
@@ -320,7 +304,8 @@ TraceWhatIfResult trace_whatif(const KinetoTrace& full, const TraceWhatIfRequest
       for (size_t j = 0; j < ts.size(); ++j) {
         const size_t k = static_cast<size_t>(ks[j % ks.size()]);
         const KernelInfo& info = base.built.info[k];
-        const int g = group_for(group_name(info), anchor.group_of_key, key_of(info));
+        const int g = group_for(group_name(info), info.op + "/" + info.kernel, anchor.group_of_key,
+                                key_of(info));
         group_of[k] = g;
         groups[static_cast<size_t>(g)].measured_us +=
             t.kernels[static_cast<size_t>(ts[j])].dur_us / r.forwards;
@@ -340,12 +325,12 @@ TraceWhatIfResult trace_whatif(const KinetoTrace& full, const TraceWhatIfRequest
     for (const KernelEvent& e : t.kernels) {
       const std::string cat =
           category_of_family(kernel_family(t.names[static_cast<size_t>(e.name)]));
-      const int g = group_for(cat, anchor.group_of_category, cat);
+      const int g = group_for(cat, cat, anchor.group_of_category, cat);
       groups[static_cast<size_t>(g)].measured_us += e.dur_us / r.forwards;
       ++out.matched_kernels;
     }
     for (size_t k = 0; k < bp.kernels.size(); ++k) {
-      if (holds_no_sm(bp.kernels[k])) continue;
+      if (bp.kernels[k].data_in_flight()) continue;
       const auto it = anchor.group_of_category.find(bp.kernels[k].category);
       if (it != anchor.group_of_category.end()) group_of[k] = it->second;
     }
@@ -357,7 +342,7 @@ TraceWhatIfResult trace_whatif(const KinetoTrace& full, const TraceWhatIfRequest
     std::map<std::string, double> model_by_category;
     double model_total = 0;
     for (size_t k = 0; k < bp.kernels.size(); ++k)
-      if (!holds_no_sm(bp.kernels[k])) {
+      if (!bp.kernels[k].data_in_flight()) {
         model_by_category[bp.kernels[k].category] += model_us[k];
         model_total += model_us[k];
       }
@@ -472,11 +457,9 @@ void write_trace_whatif_table(std::ostream& out, const TraceWhatIfResult& r) {
   };
   std::vector<Row> rows;
   for (const AnchorGroup& g : r.groups) {
-    const bool layered =
-        g.name.size() > 1 && g.name[0] == 'L' && g.name.find(' ') != std::string::npos;
-    const std::string name = layered ? g.name.substr(g.name.find(' ') + 1) : g.name;
-    auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& x) { return x.name == name; });
-    if (it == rows.end()) it = rows.insert(rows.end(), Row{name});
+    auto it =
+        std::find_if(rows.begin(), rows.end(), [&](const Row& x) { return x.name == g.kernel; });
+    if (it == rows.end()) it = rows.insert(rows.end(), Row{g.kernel});
     it->kernels += g.kernels;
     it->measured_us += g.measured_us;
     it->model_us += g.model_us;
@@ -498,11 +481,6 @@ void write_trace_whatif_table(std::ostream& out, const TraceWhatIfResult& r) {
 }
 
 void write_trace_whatif_json(std::ostream& out, const TraceWhatIfResult& r) {
-  auto whatif = [](const WhatIfResult& w) {
-    std::ostringstream s;
-    write_whatif_json(s, w);
-    return nlohmann::ordered_json::parse(s.str());
-  };
   nlohmann::ordered_json j;
   j["trace"] = {{"device", r.device},
                 {"devices", r.devices},
@@ -521,8 +499,8 @@ void write_trace_whatif_json(std::ostream& out, const TraceWhatIfResult& r) {
                       {"resimulated_us", g.resimulated_us},
                       {"scale", g.scale}});
   j["notes"] = r.notes;
-  j["anchored"] = whatif(r.anchored);
-  j["model"] = whatif(r.model);
+  j["anchored"] = whatif_json(r.anchored);
+  j["model"] = whatif_json(r.model);
   out << j.dump(2) << "\n";
 }
 

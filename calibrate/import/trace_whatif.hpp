@@ -37,6 +37,7 @@ struct TraceWhatIfRequest {
 // One anchoring ratio: the kernels of a layer/op/kernel name (by name) or a family.
 struct AnchorGroup {
   std::string name;
+  std::string kernel;         // "op/kernel" (its layer left out), or the family
   int kernels = 0;            // baseline kernels in it
   double measured_us = 0;     // per forward
   double model_us = 0;        // the model's time for them in the baseline run, not anchored

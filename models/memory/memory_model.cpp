@@ -79,9 +79,10 @@ std::string MemoryUse::limit_sentence() const {
     return fmt::format(
         "SGLang's default --mem-fraction-static comes out at {:.3f} here (its heuristic reserves "
         "activation memory for the instance's whole chunked-prefill size; sglang_flags_memory.md "
-        "B1), so SGLang would not start: pass --mem-fraction-static (0.8 leaves {:.1f} GB for "
-        "weights and KV pool) or a smaller --chunked-prefill-size",
-        fraction, 0.8 * capacity_bytes / kGB);
+        "B1), so SGLang would not start: pass --mem-fraction-static (above {:.3f}, the "
+        "weights' {:.1f} GB over the GPU's {:.1f} GB, to leave a KV pool) or a smaller "
+        "--chunked-prefill-size",
+        fraction, weights_bytes / capacity_bytes, weights_bytes / kGB, capacity_bytes / kGB);
   switch (limited_by) {
     case MemoryLimit::weights:
       return fmt::format(

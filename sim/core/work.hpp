@@ -79,6 +79,13 @@ struct Work {
   // Every number of `o` (tensor bytes included), keeping this Work's tensor names and scopes:
   // for a Work whose tensor lists have the same names in the same order.
   void assign_numbers(const Work& o);
+  // Every number that adds to the kernel's time alone (FLOPs, bytes, fixed latency, per-tile
+  // costs, tensor bytes) times f: the same kernel f times as long at every rate.
+  void scale_time(double f);
+  // This Work and `o` (tensor lists of the same lengths) both become their mean, so that each
+  // takes the mean of their times alone: FLOPs and bytes, CTAs and tiles, fixed latency and
+  // peer lead, the per-tile costs over the mean tiles, the efficiency over the mean FLOPs.
+  void average_with(Work& o);
 };
 
 }  // namespace ovs

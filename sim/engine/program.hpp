@@ -33,6 +33,9 @@ struct KernelSpec {
   // builder sets it (one class per layer-plan cost and SM cap); -1: none. The engine ignores it
   // with the caches off (--no-cache), which must give the same results.
   int work_class = -1;
+  // Data in flight between a send and a receive kernel (low-latency DeepEP): a program item that
+  // holds no SM and no launch, not a kernel a GPU trace shows.
+  bool data_in_flight() const { return fixed_sms == 0 && work.ctas == 0 && !duration_us; }
   // Labels for reports and analysis; the engine does not read them.
   std::string op;
   int micro_batch = -1;

@@ -194,18 +194,16 @@ void ChromeTraceWriter::on_kernel_end(double t, int k) {
   if (!ks.category.empty()) args["category"] = ks.category;
   args["stream"] = ks.stream;
   impl_->use_track(stream_tid(ks.stream));
-  impl_->emit(
-      Json{{"ph", "X"},
-           {"name", ks.name},
-           // As Kineto writes GPU kernels (import-trace reads them back); data in
-           // flight between a send and a receive kernel holds no SM: not a kernel.
-           {"cat", ks.fixed_sms == 0 && ks.work.ctas == 0 && !ks.duration_us ? "data in flight"
-                                                                             : "kernel"},
-           {"pid", impl_->pid},
-           {"tid", stream_tid(ks.stream)},
-           {"ts", impl_->start[k]},
-           {"dur", t - impl_->start[k]},
-           {"args", args}});
+  impl_->emit(Json{{"ph", "X"},
+                   {"name", ks.name},
+                   // As Kineto writes GPU kernels (import-trace reads them back); data in
+                   // flight between a send and a receive kernel holds no SM: not a kernel.
+                   {"cat", ks.data_in_flight() ? "data in flight" : "kernel"},
+                   {"pid", impl_->pid},
+                   {"tid", stream_tid(ks.stream)},
+                   {"ts", impl_->start[k]},
+                   {"dur", t - impl_->start[k]},
+                   {"args", args}});
   if (impl_->launched[k])
     impl_->emit(Json{{"ph", "f"},
                      {"bp", "e"},
