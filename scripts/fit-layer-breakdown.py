@@ -32,11 +32,14 @@ MODEL = "models/configs/deepseek-v3.yaml"
 
 def set_value(path, key, value, source):
     text = open(path).read()
-    pattern = re.compile(r"^(\s*)" + key + r": \{value: [^,]*, source: \"[^\"]*\"\}", re.M)
+    # {value, source} or {value, spread, source}: the spread is kept as it is.
+    pattern = re.compile(
+        r"^(\s*)" + key + r": \{value: [^,]*, (spread: [^,]*, )?source: \"[^\"]*\"\}", re.M)
     if not pattern.search(text):
         raise SystemExit(f"{path}: no '{key}: {{value, source}}' line")
-    text = pattern.sub(lambda m: f'{m.group(1)}{key}: {{value: {value:g}, source: "{source}"}}',
-                       text, count=1)
+    text = pattern.sub(
+        lambda m: f'{m.group(1)}{key}: {{value: {value:g}, {m.group(2) or ""}source: "{source}"}}',
+        text, count=1)
     open(path, "w").write(text)
 
 
