@@ -197,6 +197,19 @@ TEST_CASE("A bad spread is the file's error at its line, exit 2", "[uncertainty]
     CHECK(r.err.find("must contain the value 2") != std::string::npos);
     CHECK(r.err.find("links.nvlink.latency_us.range") != std::string::npos);
   }
+  SECTION("a whole number of the architecture with a spread") {
+    // A draw of 7168 +- 5 % would not be a whole number of channels: counts are exact.
+    const std::string v3 = read_text(source_path("models/configs/deepseek-v3.yaml"));
+    const std::string bad =
+        write("whole.yaml", std::regex_replace(v3, std::regex("hidden: \\{value: 7168, spread: 0,"),
+                                               "hidden: {value: 7168, spread: 0.05,"));
+    auto args = decode_point("h800-sxm", bad);
+    const CliResult r = cli(args);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("whole.yaml") != std::string::npos);
+    CHECK(r.err.find("hidden.spread") != std::string::npos);
+    CHECK(r.err.find("exact") != std::string::npos);
+  }
   SECTION("a shipped profile's number without a spread") {
     // A data folder of its own whose h800-sxm lacks one spread: shipped files must state them;
     // the same file given by path (a user's own) loads, counting that number exact.

@@ -36,6 +36,11 @@ int whole(const yaml::Map& m, const std::string& key, long long lo = 0) {
     yaml::Map s(v, {"value", "source", "note", "spread", "range"});
     s.required("source").str();
     const int value = static_cast<int>(s.required("value").integer(lo, kMaxField));
+    // A count or a size of the architecture: a draw must stay a whole number, and none is
+    // uncertain.
+    if (!read_spread(s, value).exact())
+      (s.has("spread") ? s.required("spread") : s.required("range"))
+          .fail("a whole number of the architecture is exact: spread: 0");
     record(v, value, legal, &s);
     return value;
   }
