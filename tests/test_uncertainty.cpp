@@ -9,6 +9,7 @@
 #include "app/analysis/uncertainty.hpp"
 #include "helpers.hpp"
 #include "sim/core/error.hpp"
+#include "sim/io/csv_reader.hpp"
 #include "sim/io/data_paths.hpp"
 
 using namespace ovs;
@@ -235,4 +236,47 @@ TEST_CASE("A bad spread is the file's error at its line, exit 2", "[uncertainty]
     const HwProfile p = load_hw_profile(user);
     CHECK(contains(unstated_numbers(load_model_config("deepseek-v3"), p), "hw.host.event_us"));
   }
+}
+
+TEST_CASE("A sweep with uncertainty: N adds each point's band, as whatif --uncertainty N gives it",
+          "[uncertainty][sweep]") {
+  // Two points differing in an hw.* axis: the axis's field is set, not drawn, so each row's band
+  // is the what-if's band on a profile with that field fixed.
+  const std::string spec = write("band-sweep.yaml", R"(name: band-sweep
+base: {model: deepseek-v3, hw: h800-sxm, phase: decode, context: 4096, ep: 32, tokens_per_gpu: 64}
+axes:
+  - {field: hw.links.rdma.latency_us, values: [5, 8]}
+strategies: [tbo-decode]
+uncertainty: 4
+)");
+  const auto out = scratch_path("uncertainty", "band-sweep.csv");
+  const CliResult r = cli({"sweep", spec, "--out", out.string(), "-j", "2", "-q"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const CsvTable t = CsvTable::load(out.string());
+  REQUIRE(t.rows() == 2);
+  for (size_t i = 0; i < t.rows(); ++i) {
+    CHECK(t.at(i, "error").empty());
+    CHECK(t.number(i, "speedup_p10") <= t.number(i, "speedup_p50"));
+    CHECK(t.number(i, "speedup_p50") <= t.number(i, "speedup_p90"));
+  }
+  // The first point is the shipped profile with its RDMA latency set to 5 (its value): the same
+  // draws as whatif --uncertainty 4 there, less the one number the axis fixes.
+  UncertaintyRequest u;
+  u.what.model = "deepseek-v3";
+  u.what.hw = "h800-sxm";
+  u.what.strategy = "tbo-decode";
+  WorkloadWords words;
+  words.phase = "decode";
+  words.tokens_per_gpu = 64;
+  words.context = 4096;
+  words.ep = 32;
+  u.what.workload = resolve_workload(words, RequestSource{});
+  u.hw_overrides = {{"links.rdma.latency_us", "5"}};
+  u.draws = 4;
+  u.sensitivity = false;
+  const UncertaintyResult band = run_uncertainty(u);
+  CHECK(t.number(0, "speedup_p50") == band.speedup.p50);
+  CHECK(t.number(0, "p_pays") == band.p_pays);
+  CHECK(t.number(1, "speedup_p50") != t.number(0, "speedup_p50"));
 }

@@ -64,6 +64,8 @@ class DrawRunner {
         numbers_(numbers),
         hw_root_(yaml::load_file(resolve_data_file(r.what.hw, "hw_profiles", "hardware profile"))),
         model_root_(yaml::load_file(resolve_data_file(r.what.model, "models/configs", "model"))) {
+    apply_overrides(hw_root_, r.hw_overrides);
+    apply_overrides(model_root_, r.model_overrides);
     const HwProfile hw = parse_hw_profile(hw_root_);
     const ModelConfig model = parse_model_config(model_root_);
     base_ = for_vendor(load_request_strategy(r.what.baseline, model.family, "baseline"), hw.vendor);
@@ -167,10 +169,17 @@ Band band_of(const std::vector<double>& values) {
 UncertaintyResult run_uncertainty(const UncertaintyRequest& r) {
   if (r.what.strategy.empty()) throw std::logic_error("run_uncertainty: no strategy");
   if (r.draws < 1) throw InputError("", 0, "uncertainty", "needs at least 1 draw");
-  const ModelConfig model = load_model_config(r.what.model);
-  const HwProfile hw = load_hw_profile(r.what.hw);
+  const ModelConfig model = load_model_config(r.what.model, r.model_overrides);
+  const HwProfile hw = load_hw_profile(r.what.hw, r.hw_overrides);
   require_kernel_params(hw);
-  const std::vector<UncertainNumber> nums = uncertain_numbers(model, hw);
+  std::vector<UncertainNumber> nums = uncertain_numbers(model, hw);
+  // A field the caller set is not drawn.
+  auto set_by_caller = [&](const UncertainNumber& n) {
+    for (const auto& [path, value] : n.doc == "hw" ? r.hw_overrides : r.model_overrides)
+      if (path == n.path) return true;
+    return false;
+  };
+  nums.erase(std::remove_if(nums.begin(), nums.end(), set_by_caller), nums.end());
   UncertaintyResult u;
   u.strategy = r.what.strategy;
   u.baseline = r.what.baseline;

@@ -47,6 +47,9 @@ Band band_of(const std::vector<double>& values);
 
 struct UncertaintyRequest {
   WhatIfRequest what;  // strategy resolved (not empty)
+  // Fields set by path before any draw (a sweep point's hw.* / model.* axes): those are not
+  // drawn.
+  std::vector<std::pair<std::string, std::string>> hw_overrides, model_overrides;
   int draws = 64;
   int threads = 1;
   std::uint64_t seed = 1;
