@@ -223,6 +223,7 @@ UncertaintyResult run_uncertainty(const UncertaintyRequest& r) {
     sp.push_back(out[i].speedup);
     bu.push_back(out[i].baseline_us);
     ou.push_back(out[i].overlapped_us);
+    u.overlapped_us_draws.push_back(out[i].overlapped_us);
     pays += out[i].speedup > 1 ? 1 : 0;
   }
   u.speedup = band_of(sp);

@@ -76,7 +76,8 @@ struct UncertaintyResult {
   double nominal_speedup = 1, nominal_baseline_us = 0, nominal_overlapped_us = 0;
   Band speedup, baseline_us, overlapped_us;
   double p_pays = 0;  // share of draws where the strategy is faster than the baseline
-  int uncertain = 0;  // numbers drawn
+  std::vector<double> overlapped_us_draws;  // the strategy's forward in each draw
+  int uncertain = 0;                        // numbers drawn
   std::vector<std::string> exact_unstated;
   std::vector<SensitivityRow> sensitivity;  // largest swing first (all numbers, top ones first)
 };

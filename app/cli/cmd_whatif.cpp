@@ -191,22 +191,9 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--no-fast-forward", o->no_fast_forward,
                 "Simulate every period of identical layers step by step (same results, slower)");
   cmd->callback([o, cmd, uncertainty, &ctx] {
-    if (uncertainty->count() > 0) {
-      o->uncertainty_draws = 64;
-      if (!uncertainty->results().empty() && !uncertainty->results().front().empty()) {
-        const std::string& n = uncertainty->results().front();
-        try {
-          size_t used = 0;
-          o->uncertainty_draws = std::stoi(n, &used);
-          if (used != n.size()) throw std::invalid_argument(n);
-        } catch (const std::exception&) {
-          throw flag_error("--uncertainty", "expected a number of draws, got '" + n + "'");
-        }
-        if (o->uncertainty_draws < 1 || o->uncertainty_draws > 100000)
-          throw flag_error("--uncertainty", "draws must be in 1..100000, got " + n);
-      }
-      if (o->explain) throw flag_error("--uncertainty", "does not go with --explain");
-    }
+    o->uncertainty_draws = flags::optional_count(*uncertainty, 64);
+    if (o->uncertainty_draws > 0 && o->explain)
+      throw flag_error("--uncertainty", "does not go with --explain");
     o->export_request.point = point_flags(*cmd);
     o->export_request.hardware = o->hw;
     const CachesOff off(o->no_cache);
