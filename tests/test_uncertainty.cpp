@@ -309,3 +309,25 @@ TEST_CASE("plan --uncertainty marks a best point whose target is met in fewer th
   REQUIRE(plain.code == 0);
   CHECK(!Json::parse(plain.out)["best"].contains("target_met_share"));
 }
+
+TEST_CASE("validate --uncertainty counts the rows inside the P10-P90 band", "[uncertainty]") {
+  const std::string table = source_path("calibrate/published/deepgemm.csv");
+  const CliResult r = cli({"validate", table, "--hw", "h800-sxm", "--uncertainty", "16"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  std::smatch m;
+  REQUIRE(std::regex_search(r.out, m,
+                            std::regex("all rows +20 rows +inside +([0-9.]+) % +below +([0-9]+) "
+                                       "+above +([0-9]+) +width +([0-9.]+) %")));
+  // inside + below + above = every row; the spreads give the bands a width.
+  CHECK(std::stod(m[1]) / 100 * 20 + std::stoi(m[2]) + std::stoi(m[3]) == Approx(20));
+  CHECK(std::stod(m[4]) > 0);
+  // A profile with every spread zero predicts one time per row: bands of no width, and a row is
+  // inside only where the prediction is exact.
+  const std::string zero = write("zero-validate.yaml",
+                                 zero_spreads(read_text(source_path("hw_profiles/h800-sxm.yaml"))));
+  const CliResult z = cli({"validate", table, "--hw", zero, "--uncertainty", "4"});
+  REQUIRE(z.code == 0);
+  CHECK(z.out.find("all rows                             20 rows") != std::string::npos);
+  CHECK(z.out.find("width   0.0 %") != std::string::npos);
+}

@@ -139,6 +139,24 @@ void add_fields(const std::vector<SourcedField>& fields, const std::string& doc,
 
 }  // namespace
 
+std::vector<HwProfile> draw_profiles(const std::string& hw_name, int draws, std::uint64_t seed) {
+  const HwProfile hw = load_hw_profile(hw_name);
+  std::vector<UncertainNumber> nums;
+  add_fields(hw.fields, "hw", hw.file, nums);
+  const yaml::Value root =
+      yaml::load_file(resolve_data_file(hw_name, "hw_profiles", "hardware profile"));
+  std::vector<HwProfile> out;
+  for (const auto& u : latin_hypercube(draws, nums.size(), seed)) {
+    Overrides o;
+    for (size_t k = 0; k < nums.size(); ++k)
+      o.emplace_back(nums[k].path, fmt::format("{}", nums[k].spread.quantile(nums[k].value, u[k],
+                                                                             nums[k].legal)));
+    apply_overrides(root, o);
+    out.push_back(parse_hw_profile(root));
+  }
+  return out;
+}
+
 std::vector<UncertainNumber> uncertain_numbers(const ModelConfig& model, const HwProfile& hw) {
   std::vector<UncertainNumber> out;
   add_fields(hw.fields, "hw", hw.file, out);

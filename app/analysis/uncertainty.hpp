@@ -84,6 +84,10 @@ struct UncertaintyResult {
 
 UncertaintyResult run_uncertainty(const UncertaintyRequest& r);
 
+// `draws` copies of a hardware profile with its uncertain numbers drawn jointly (the same Latin
+// hypercube as run_uncertainty's), for checks that predict from a profile alone (validate's bands).
+std::vector<HwProfile> draw_profiles(const std::string& hw, int draws, std::uint64_t seed);
+
 // How to pin a number down: the measurement that would narrow it.
 std::string how_to_measure(const std::string& doc, const std::string& path);
 
