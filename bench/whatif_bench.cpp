@@ -6,7 +6,9 @@
 #include <cstdlib>
 
 #include "app/analysis/length_spec.hpp"
+#include "app/analysis/uncertainty.hpp"
 #include "app/analysis/whatif.hpp"
+#include "app/plan/plan.hpp"
 
 namespace {
 
@@ -50,6 +52,37 @@ void BM_WhatIfV3DecodeMixed1000(benchmark::State& s) {
   for (auto c : r.workload.context_lens) r.workload.context = std::max(r.workload.context, c);
   run(s, r);
 }
+// whatif --uncertainty 64 on two threads: the V3 decode what-if (baseline + tbo-decode) drawn 64
+// times, without (range 0) and with (range 1) the tornado's two runs per uncertain number.
+void BM_WhatIfV3DecodeUncertainty64(benchmark::State& s) {
+  ovs::UncertaintyRequest u;
+  u.what = request("deepseek-v3", ovs::Phase::decode, 64, 4096, "tbo-decode");
+  u.draws = 64;
+  u.threads = 2;
+  u.sensitivity = s.range(0) != 0;
+  for (auto _ : s) benchmark::DoNotOptimize(ovs::run_uncertainty(u).speedup.p50);
+}
+BENCHMARK(BM_WhatIfV3DecodeUncertainty64)
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(5);
+// plan --uncertainty 16 on two threads: V3 decode on 64 H800s at a 38 ms TPOT target, 15 batch
+// sizes x EP 8/16/32/64 x MTP off/on x 3 strategies = 360 points, the best one drawn 16 times.
+void BM_PlanV3DecodeUncertainty16(benchmark::State& s) {
+  setenv("OVERLAPSIM_HOME", OVS_SOURCE_DIR, 0);
+  ovs::PlanRequest r;
+  r.gpus = 64;
+  r.target_ms = 38;
+  r.jobs = 2;
+  r.uncertainty = 16;
+  for (auto _ : s) benchmark::DoNotOptimize(ovs::run_plan(r).best_met_share);
+}
+BENCHMARK(BM_PlanV3DecodeUncertainty16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(3);
 BENCHMARK(BM_WhatIfV3DecodeMixed1000)->Unit(benchmark::kMillisecond)->Iterations(10);
 BENCHMARK(BM_WhatIfV3Decode)->Unit(benchmark::kMillisecond)->Iterations(10);
 BENCHMARK(BM_WhatIfV3Prefill)->Unit(benchmark::kMillisecond)->Iterations(5);

@@ -281,6 +281,11 @@ TEST_CASE("calibrate --data deepgemm.csv fits h800-sxm's GEMM model: MAPE <= 5 %
                          0) == 0);
     CHECK(f.source.find("20 deepgemm rows, CSV lines ") != std::string::npos);  // which rows
     CHECK(f.value == Approx(std::stod((*it)[2])).epsilon(1e-4));
+    // Its spread is written beside it: no standard error is stored for these fits, so the
+    // residuals' sd (1.25 x MAPE) x sqrt(7 parameters / 20 rows), as the shipped profiles state.
+    CHECK(f.spread.kind == Spread::Kind::relative);
+    CHECK(f.spread.relative ==
+          Approx(1.25 * std::stod(m[2]) / 100 * std::sqrt(7.0 / 20)).epsilon(0.05));
   }
   CHECK(n == 7);
 }

@@ -181,7 +181,7 @@ TEST_CASE("describe prints a profile with its sources, and a template that loads
   INFO(d.err);
   REQUIRE(d.code == 0);
   CHECK(d.out.find("hw_profiles/h800-sxm.yaml") != std::string::npos);
-  CHECK(d.out.find("sm_count: {value: 132, source:") != std::string::npos);
+  CHECK(d.out.find("sm_count: {value: 132, spread: 0, source:") != std::string::npos);
   const CliResult j = cli({"describe", "model", "v3", "--json"});
   REQUIRE(j.code == 0);
   bool experts = false;

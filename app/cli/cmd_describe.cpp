@@ -64,9 +64,13 @@ Json node_json(const YAML::Node& n) {
 // Every field: {field, value, source}; a {value(s), source} map is one field.
 void walk(const YAML::Node& n, const std::string& path, Json& out) {
   if (n.IsMap() && n["source"] && (n["value"] || n["values"])) {
-    out.push_back({{"field", path},
-                   {"value", node_json(n["value"] ? n["value"] : n["values"])},
-                   {"source", n["source"].Scalar()}});
+    Json f{{"field", path},
+           {"value", node_json(n["value"] ? n["value"] : n["values"])},
+           {"source", n["source"].Scalar()}};
+    // How sure the number is (models/hw/spread.hpp): a relative 1-sigma or a range.
+    if (n["spread"]) f["spread"] = node_json(n["spread"]);
+    if (n["range"]) f["range"] = node_json(n["range"]);
+    out.push_back(std::move(f));
     return;
   }
   if (n.IsMap()) {
@@ -178,9 +182,11 @@ int run(const DescribeOptions& o, CliContext& ctx) {
     return 0;
   }
   ctx.out << "# " << what << " '" << name << "' (" << path << ")\n"
-          << "# Every number carries its source. For your own " << (hw ? "GPU" : "model")
-          << ": overlapsim describe " << o.kind << " " << name
-          << " --template > mine.yaml, edit, pass --" << (hw ? "hw" : "model") << " ./mine.yaml\n";
+          << "# Every number carries its source and its spread (spread: relative 1-sigma, range: "
+             "[lo, hi] for a guess, spread: 0 exact; whatif --uncertainty draws within them).\n"
+          << "# For your own " << (hw ? "GPU" : "model") << ": overlapsim describe " << o.kind
+          << " " << name << " --template > mine.yaml, edit, pass --" << (hw ? "hw" : "model")
+          << " ./mine.yaml\n";
   if (!hw) {
     ctx.out << "# KV cache as SGLang's pool stores it, bytes per token per layer "
                "(--kv-cache-dtype; models/memory/kv_cache.cpp):\n";

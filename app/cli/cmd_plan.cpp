@@ -166,9 +166,18 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
                               all_cores()))
       ->check(flags::whole(1, flags::max_jobs()));
   cmd->add_flag("--json", o->json, "Print one JSON object");
+  auto* uncertainty =
+      cmd->add_option("--uncertainty",
+                      "Draw the best point's what-if N times (default 64) within the files' "
+                      "spreads and say in how many the target is met (marked below 80 %)")
+          ->expected(0, 1)
+          ->type_name("[N]");
   cmd->add_option("--csv", o->csv, "Write every point (with why it was left out) to this CSV");
   cmd->add_option("--chart", o->chart, "Write the Pareto chart to this SVG file");
-  cmd->callback([o, &ctx] { ctx.exit_code = run(*o, ctx); });
+  cmd->callback([o, uncertainty, &ctx] {
+    o->req.uncertainty = flags::optional_count(*uncertainty, 64);
+    ctx.exit_code = run(*o, ctx);
+  });
 }
 
 }  // namespace ovs

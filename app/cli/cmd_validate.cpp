@@ -9,6 +9,8 @@
 
 #include "app/analysis/breakdown_validation.hpp"
 #include "app/cli/commands.hpp"
+#include "app/cli/flag_checks.hpp"
+#include "calibrate/fit/band_coverage.hpp"
 #include "calibrate/fit/bench_validation.hpp"
 #include "calibrate/fit/layer_validation.hpp"
 #include "calibrate/fit/trace_validation.hpp"
@@ -28,6 +30,7 @@ struct ValidateOptions {
   bool json = false;
   bool all_versions = false;
   std::string program;  // traces: where to write the replayed program
+  int uncertainty = 0;  // kernel tables: draws for the P10-P90 band coverage (0: none)
 };
 
 // A Kineto / Chrome trace: a .json file, or a file whose first non-blank byte opens a JSON
@@ -108,6 +111,11 @@ int run_validate(const ValidateOptions& o, CliContext& ctx) {
   const HwProfile hw = load_hw_profile(o.hw);
   const MeasurementSet set = load_measurements(o.data, hw, SelectOptions{o.all_versions});
   const ValidationReport r = validate(hw, set);
+  if (o.uncertainty > 0 && !o.json) {
+    write_validation_table(ctx.out, o.data, hw, set, r);
+    write_coverage(ctx.out, band_coverage(o.hw, set, o.uncertainty, 1));
+    return 0;
+  }
   if (o.json)
     ctx.out << validation_json(o.data, hw, set, r).dump(2) << "\n";
   else
@@ -137,10 +145,20 @@ void add_validate_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--hw", o->hw, "Hardware profile (name or path); rows of other GPUs are ignored")
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print one JSON object");
+  auto* uncertainty =
+      cmd->add_option("--uncertainty",
+                      "Kernel tables: also predict every row with N profiles (default 64) drawn "
+                      "within the profile's spreads and count the rows whose measurement falls "
+                      "inside the P10-P90 band")
+          ->expected(0, 1)
+          ->type_name("[N]");
   cmd->add_flag("--all-versions", o->all_versions, "Include rows of superseded kernel versions");
   cmd->add_option("--program", o->program,
                   "Traces: also write the replayed program (an `overlapsim run` YAML)");
-  cmd->callback([o, &ctx] { ctx.exit_code = run_validate(*o, ctx); });
+  cmd->callback([o, uncertainty, &ctx] {
+    o->uncertainty = flags::optional_count(*uncertainty, 64);
+    ctx.exit_code = run_validate(*o, ctx);
+  });
 }
 
 }  // namespace ovs

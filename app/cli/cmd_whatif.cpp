@@ -1,16 +1,20 @@
 // overlapsim whatif --model M --hw H --phase P --tokens-per-gpu N --context C --ep E --strategy S
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <fstream>
 #include <memory>
 
 #include "app/analysis/explain.hpp"
 #include "app/analysis/layer_export.hpp"
+#include "app/analysis/uncertainty.hpp"
 #include "app/analysis/whatif.hpp"
+#include "app/analysis/whatif_json.hpp"
 #include "app/cli/commands.hpp"
 #include "app/cli/flag_checks.hpp"
 #include "app/cli/point_flags.hpp"
 #include "app/cli/trace_file.hpp"
+#include "app/sweep/threads.hpp"
 #include "sim/core/caches.hpp"
 #include "sim/core/error.hpp"
 #include "sim/engine/fast_forward.hpp"
@@ -32,6 +36,10 @@ struct WhatIfOptions {
   bool no_alternatives = false;
   std::string export_layers;  // path prefix
   LayerExportRequest export_request;
+  int uncertainty_draws = 0;  // 0: no --uncertainty
+  std::uint64_t uncertainty_seed = 1;
+  int jobs = 0;
+  std::string chart;  // SVG tornado path
 };
 
 // The what-if's point as given (CLI11's record of the options set, flags without a value),
@@ -41,7 +49,9 @@ std::string point_flags(const CLI::App& cmd) {
   for (const CLI::Option* opt : cmd.get_options()) {
     if (opt->count() == 0 || opt->get_lnames().empty()) continue;
     const std::string& name = opt->get_lnames().front();
-    if (name == "help" || name == "strategy" || name.rfind("export-", 0) == 0) continue;
+    if (name == "help" || name == "strategy" || name.rfind("export-", 0) == 0 ||
+        name.rfind("uncertainty", 0) == 0 || name == "jobs" || name == "chart")
+      continue;
     out += (out.empty() ? "--" : " --") + name;
     if (opt->get_expected_max() != 0)
       for (const std::string& v : opt->results()) out += " " + v;
@@ -96,10 +106,35 @@ int run(const WhatIfOptions& o, CliContext& ctx) {
   if (trace) trace->commit();
   if (!o.export_layers.empty())
     write_layer_exports(o, r, o.strategy.empty() ? res.overlapped.strategy : o.strategy, ctx);
-  if (o.json)
-    write_whatif_json(ctx.out, res);
-  else
+  if (o.uncertainty_draws == 0) {
+    if (!o.chart.empty()) throw flag_error("--chart", "draws the tornado of --uncertainty");
+    if (o.json)
+      write_whatif_json(ctx.out, res);
+    else
+      write_whatif_table(ctx.out, res);
+    return 0;
+  }
+  UncertaintyRequest ur;
+  ur.what = r;
+  ur.what.strategy = o.strategy.empty() ? res.overlapped.strategy : o.strategy;
+  ur.draws = o.uncertainty_draws;
+  ur.seed = o.uncertainty_seed;
+  ur.threads = resolve_jobs(o.jobs);
+  const UncertaintyResult u = run_uncertainty(ur);
+  constexpr int kTop = 5;
+  if (!o.chart.empty()) {
+    std::ofstream svg(o.chart);
+    if (!svg) throw flag_error("--chart", "cannot write '" + o.chart + "'");
+    svg << tornado_svg(u, kTop);
+  }
+  if (o.json) {
+    auto j = whatif_json(res);
+    add_uncertainty_json(j, u, kTop);
+    ctx.out << j.dump(2) << "\n";
+  } else {
     write_whatif_table(ctx.out, res);
+    write_uncertainty_table(ctx.out, u, kTop);
+  }
   return 0;
 }
 
@@ -137,11 +172,28 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--export-layer-count", o->export_request.layers, "Layers exported")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
+  auto* uncertainty =
+      cmd->add_option("--uncertainty",
+                      "Run the what-if N times (default 64) with the profile's and the model's "
+                      "uncertain numbers drawn jointly within their stated spreads: P10/P50/P90 "
+                      "of the speedup and latencies, the probability that it pays, and the five "
+                      "numbers that decide it with how to measure each")
+          ->expected(0, 1)
+          ->type_name("[N]");
+  cmd->add_option("--uncertainty-seed", o->uncertainty_seed,
+                  "Seed of the --uncertainty draws (the same seed gives the same bytes)")
+      ->capture_default_str();
+  cmd->add_option("-j,--jobs", o->jobs, "Threads for --uncertainty (default: all cores)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--chart", o->chart, "With --uncertainty: write the tornado chart (SVG)");
   cmd->add_flag("--no-cache", o->no_cache,
                 "Compute every kernel cost, layer plan and run afresh (same results, slower)");
   cmd->add_flag("--no-fast-forward", o->no_fast_forward,
                 "Simulate every period of identical layers step by step (same results, slower)");
-  cmd->callback([o, cmd, &ctx] {
+  cmd->callback([o, cmd, uncertainty, &ctx] {
+    o->uncertainty_draws = flags::optional_count(*uncertainty, 64);
+    if (o->uncertainty_draws > 0 && o->explain)
+      throw flag_error("--uncertainty", "does not go with --explain");
     o->export_request.point = point_flags(*cmd);
     o->export_request.hardware = o->hw;
     const CachesOff off(o->no_cache);

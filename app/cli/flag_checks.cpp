@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <stdexcept>
 
 #include "app/sweep/threads.hpp"
+#include "sim/core/error.hpp"
 #include "sim/io/yaml_reader.hpp"
 
 namespace ovs::flags {
@@ -113,6 +115,23 @@ std::pair<int, int> parse_shard(const std::string& text) {
 
 int max_jobs() {
   return std::max(4, 4 * all_cores());
+}
+
+int optional_count(const CLI::Option& opt, int when_bare) {
+  if (opt.count() == 0) return 0;
+  if (opt.results().empty() || opt.results().front().empty()) return when_bare;
+  const std::string& n = opt.results().front();
+  const std::string flag = opt.get_lnames().empty() ? "" : "--" + opt.get_lnames().front();
+  int value = 0;
+  try {
+    size_t used = 0;
+    value = std::stoi(n, &used);
+    if (used != n.size()) throw std::invalid_argument(n);
+  } catch (const std::exception&) {
+    throw flag_error(flag, "expected a count, got '" + n + "'");
+  }
+  if (value < 1 || value > 100000) throw flag_error(flag, "must be in 1..100000, got " + n);
+  return value;
 }
 
 }  // namespace ovs::flags

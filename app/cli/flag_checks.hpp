@@ -39,4 +39,8 @@ std::pair<int, int> parse_shard(const std::string& text);
 // Without -j, all cores (resolve_jobs, app/sweep/threads.hpp).
 int max_jobs();
 
+// An option taking an optional count, as `--uncertainty [N]`: 0 when it was not given,
+// `when_bare` when it was given alone, else N (in [1, 100000]; flag_error otherwise).
+int optional_count(const CLI::Option& opt, int when_bare);
+
 }  // namespace ovs::flags

@@ -50,6 +50,9 @@ struct PlanRequest {
   // When no point SGLang runs meets the target: try larger GPU counts (one EP group each, in the
   // steps of plan_eps) and name the smallest that would. Off inside that search.
   bool suggest_gpus = true;
+  // Draw the best point's what-if this many times within the files' spreads (whatif
+  // --uncertainty) and count the draws that meet the target; 0: not drawn.
+  int uncertainty = 0;
 };
 
 // One candidate and what the what-if made of it.
@@ -135,6 +138,12 @@ struct PlanResult {
 
   std::vector<std::string> notes;  // assumptions the numbers rest on
   double seconds = 0;
+  // With request.uncertainty: the share of draws in which `best` meets the target (its latency
+  // scaled by the draw's forward over the point's), and the P10 / P90 of that latency (ms); a
+  // best point met in fewer than kRobustShare of the draws is marked. -1: not drawn.
+  static constexpr double kRobustShare = 0.8;
+  double best_met_share = -1;
+  double best_latency_p10_ms = 0, best_latency_p90_ms = 0;
 };
 
 PlanResult run_plan(const PlanRequest& r);

@@ -149,6 +149,13 @@ void write_plan_json(std::ostream& out, const PlanResult& r) {
     b["sglang_flags"] = r.launch.flags;
     b["sglang_env"] = r.launch.env;
     b["sglang_notes"] = r.launch.notes;
+    if (r.best_met_share >= 0) {
+      b["uncertainty_draws"] = q.uncertainty;
+      b["target_met_share"] = r.best_met_share;
+      b["latency_ms_p10"] = r.best_latency_p10_ms;
+      b["latency_ms_p90"] = r.best_latency_p90_ms;
+      b["robust"] = r.best_met_share >= PlanResult::kRobustShare;
+    }
     j["best"] = b;
   } else {
     j["best"] = nullptr;
@@ -211,6 +218,17 @@ void write_plan_table(std::ostream& out, const PlanResult& r) {
         q.target_ms, point_words(r, b), latency_name(r), b.latency_ms, b.tokens_per_s_per_gpu,
         b.tokens_per_s_per_gpu * q.gpus, q.gpus, b.memory_gb, b.mem_fraction_static,
         b.memory_limited_by, b.memory_tight ? ", tight" : "");
+    if (r.best_met_share >= 0)
+      out << fmt::format(
+          "  over {} draws of the uncertain numbers: {} P10 {:.2f} .. P90 {:.2f} ms, target met "
+          "in {:.0f} % of them{}\n",
+          q.uncertainty, latency_name(r), r.best_latency_p10_ms, r.best_latency_p90_ms,
+          r.best_met_share * 100,
+          r.best_met_share < PlanResult::kRobustShare
+              ? fmt::format(" - NOT ROBUST (< {:.0f} %): leave headroom or pin down the numbers "
+                            "`whatif --uncertainty` ranks",
+                            PlanResult::kRobustShare * 100)
+              : "");
     out << "\nSGLang launch flags (each instance):\n  python -m sglang.launch_server";
     for (const auto& f : r.launch.flags) out << " \\\n    " << f;
     out << "\n";

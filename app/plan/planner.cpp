@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "app/analysis/length_spec.hpp"
+#include "app/analysis/uncertainty.hpp"
 #include "app/analysis/whatif.hpp"
 #include "app/plan/plan.hpp"
 #include "app/plan/sglang_flags.hpp"
@@ -102,6 +103,40 @@ std::vector<std::int64_t> plan_prompt_lens(const PlanRequest& r, long long token
 
 namespace {
 
+// A cell's workload as the plan asks for it, and (prefill) the prompt its TTFT is of.
+Workload cell_workload(const PlanRequest& r, const Cell& c, std::int64_t& ttft_prompt) {
+  Workload w;
+  w.phase = r.phase;
+  w.tokens_per_gpu = c.tokens;
+  w.context = r.context;
+  w.ep = c.ep;
+  w.gpus_per_node = r.gpus_per_node;
+  w.imbalance = r.imbalance;
+  w.placement = r.placement == "balanced" ? ExpertPlacement::balanced : ExpertPlacement::eplb;
+  w.v4_kernels = parse_v4_kernels(r.v4_kernels).value_or(V4Kernels::fused);  // flag-checked
+  w.decode_q_len = c.mtp ? 2 : 1;
+  w.redundant_experts = c.redundant;
+  // The prompt the TTFT is of (prefill): the target's, or the longest drawn for this batch.
+  ttft_prompt = r.context;
+  if (r.phase == Phase::decode) {
+    w.context_lens = plan_context_lens(r, c.tokens);
+    if (!w.context_lens.empty())
+      w.context = *std::max_element(w.context_lens.begin(), w.context_lens.end());
+  } else if (!r.isl.empty()) {
+    w.prompt_lens = plan_prompt_lens(r, c.tokens, &ttft_prompt);
+    w.context = *std::max_element(w.prompt_lens.begin(), w.prompt_lens.end());
+    // A prompt longer than the batch: SGLang prefills it in chunks that fill whole batches, and
+    // its TTFT is theirs - each charged as its last (attending to the cached prefix), and the
+    // server chunking, as for --prompt-len (memory and flags see the same server).
+    if (ttft_prompt > c.tokens) {
+      w.prompt_lens.clear();
+      w.context = ttft_prompt;
+    }
+  }
+  apply_memory_words(r.memory, RequestSource{}, w);
+  return resolve_workload(w, RequestSource{});
+}
+
 class PointRunner {
  public:
   PointRunner(const PlanRequest& r, const ModelConfig& m, const HwProfile& hw,
@@ -109,36 +144,8 @@ class PointRunner {
       : r_(r), m_(m), hw_(hw), strategies_(strategies), acceptance_(acceptance) {}
 
   std::vector<PlanPoint> run(const Cell& c, std::vector<std::string>& errors) const {
-    Workload w;
-    w.phase = r_.phase;
-    w.tokens_per_gpu = c.tokens;
-    w.context = r_.context;
-    w.ep = c.ep;
-    w.gpus_per_node = r_.gpus_per_node;
-    w.imbalance = r_.imbalance;
-    w.placement = r_.placement == "balanced" ? ExpertPlacement::balanced : ExpertPlacement::eplb;
-    w.v4_kernels = parse_v4_kernels(r_.v4_kernels).value_or(V4Kernels::fused);  // flag-checked
-    w.decode_q_len = c.mtp ? 2 : 1;
-    w.redundant_experts = c.redundant;
-    // The prompt the TTFT is of (prefill): the target's, or the longest drawn for this batch.
-    std::int64_t ttft_prompt = r_.context;
-    if (r_.phase == Phase::decode) {
-      w.context_lens = plan_context_lens(r_, c.tokens);
-      if (!w.context_lens.empty())
-        w.context = *std::max_element(w.context_lens.begin(), w.context_lens.end());
-    } else if (!r_.isl.empty()) {
-      w.prompt_lens = plan_prompt_lens(r_, c.tokens, &ttft_prompt);
-      w.context = *std::max_element(w.prompt_lens.begin(), w.prompt_lens.end());
-      // A prompt longer than the batch: SGLang prefills it in chunks that fill whole batches, and
-      // its TTFT is theirs - each charged as its last (attending to the cached prefix), and the
-      // server chunking, as for --prompt-len (memory and flags see the same server).
-      if (ttft_prompt > c.tokens) {
-        w.prompt_lens.clear();
-        w.context = ttft_prompt;
-      }
-    }
-    apply_memory_words(r_.memory, RequestSource{}, w);
-    WhatIfSession session(m_, hw_, resolve_workload(w, RequestSource{}));
+    std::int64_t ttft_prompt = 0;
+    WhatIfSession session(m_, hw_, cell_workload(r_, c, ttft_prompt));
     std::vector<PlanPoint> out;
     for (const auto& s : strategies_) {
       PlanPoint p;
@@ -419,6 +426,33 @@ PlanResult run_plan(const PlanRequest& asked) {
     const PlanPoint& b = res.points[*res.best];
     for (const auto& s : strategies)
       if (s.name == b.strategy) res.launch = sglang_launch(b, s, model, hw, req);
+  }
+  if (res.best && req.uncertainty > 0) {
+    // The best point drawn within the files' spreads: does it meet the target whatever the
+    // uncertain numbers are? Its latency in a draw is the point's scaled by the draw's forward
+    // over the point's (exact without MTP; with MTP the draft layer scales with it).
+    const PlanPoint& b = res.points[*res.best];
+    std::int64_t ttft_prompt = 0;
+    UncertaintyRequest u;
+    u.what.model = req.model;
+    u.what.hw = req.hw;
+    u.what.workload =
+        cell_workload(req, {b.tokens_per_gpu, b.ep, b.redundant_experts, b.mtp}, ttft_prompt);
+    u.what.strategy = b.strategy;
+    u.draws = req.uncertainty;
+    u.threads = resolve_jobs(req.jobs);
+    u.sensitivity = false;
+    const UncertaintyResult ur = run_uncertainty(u);
+    std::vector<double> latency_ms;
+    int met = 0;
+    for (double us : ur.overlapped_us_draws) {
+      latency_ms.push_back(b.latency_ms * us / b.forward_us);
+      met += latency_ms.back() <= req.target_ms ? 1 : 0;
+    }
+    res.best_met_share = double(met) / double(latency_ms.size());
+    const Band band = band_of(latency_ms);
+    res.best_latency_p10_ms = band.p10;
+    res.best_latency_p90_ms = band.p90;
   }
   if (!res.best)
     for (size_t i : ran)

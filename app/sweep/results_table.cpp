@@ -14,7 +14,9 @@ ResultsTable load_results(const std::string& path) {
   ResultsTable r;
   const auto& outs = output_columns();
   for (const auto& c : t.header())
-    if (c != "point" && std::find(outs.begin(), outs.end(), c) == outs.end())
+    if (c != "point" && std::find(outs.begin(), outs.end(), c) == outs.end() &&
+        std::find(uncertainty_columns().begin(), uncertainty_columns().end(), c) ==
+            uncertainty_columns().end())
       r.input_columns.push_back(c);
   for (const char* need : {"point", "strategy", "speedup", "error"})
     if (!t.has(need)) throw InputError(path, 1, need, "missing column: not a sweep's results");

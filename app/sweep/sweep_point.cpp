@@ -6,6 +6,7 @@
 
 #include "app/analysis/degradation.hpp"
 #include "app/analysis/request.hpp"
+#include "app/analysis/uncertainty.hpp"
 #include "app/analysis/whatif.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -122,6 +123,11 @@ const std::vector<std::string>& output_columns() {
   return cols;
 }
 
+const std::vector<std::string>& uncertainty_columns() {
+  static const std::vector<std::string> cols{"speedup_p10", "speedup_p50", "speedup_p90", "p_pays"};
+  return cols;
+}
+
 struct PointEvaluator::Cache {
   // Strategies by (family, name), models and GPUs by name when not overridden.
   std::map<std::string, Strategy> strategies;
@@ -138,6 +144,8 @@ std::string PointEvaluator::header() const {
   std::string h = "point";
   for (const auto& c : inputs_) h += "," + csv_field(c);
   for (const auto& c : output_columns()) h += "," + csv_field(c);
+  if (spec_.uncertainty > 0)
+    for (const auto& c : uncertainty_columns()) h += "," + csv_field(c);
   return h + "\n";
 }
 
@@ -158,7 +166,9 @@ std::string PointEvaluator::rows(long long index) {
     for (const auto& s : spec_.strategies) {
       out += prefix + "," + csv_field(s) + "," + csv_field(spec_.baseline);
       for (size_t i = 2; i + 1 < n_out; ++i) out += ",";
-      out += "," + csv_field(message) + "\n";
+      out += "," + csv_field(message);
+      if (spec_.uncertainty > 0) out += std::string(uncertainty_columns().size(), ',');
+      out += "\n";
     }
     return out;
   };
@@ -228,7 +238,25 @@ std::string PointEvaluator::rows(long long index) {
       std::string outside = r.strategy_outside_sglang;
       if (!r.baseline_outside_sglang.empty())
         outside += (outside.empty() ? "" : "; ") + r.baseline_outside_sglang;
-      row += "," + csv_field(outside) + "," + csv_field(r.verdict) + ",\n";
+      row += "," + csv_field(outside) + "," + csv_field(r.verdict) + ",";
+      if (spec_.uncertainty > 0) {
+        // The point's what-if drawn within the files' spreads (its axes' fields stay as set);
+        // one thread: the sweep runs its points in parallel already.
+        UncertaintyRequest u;
+        u.what.model = p.at("model");
+        u.what.hw = p.at("hw");
+        u.what.workload = w;
+        u.what.strategy = name;
+        u.what.baseline = spec_.baseline;
+        u.hw_overrides = hw_o;
+        u.model_overrides = model_o;
+        u.draws = spec_.uncertainty;
+        u.sensitivity = false;
+        const UncertaintyResult ur = run_uncertainty(u);
+        row += "," + num(ur.speedup.p10) + "," + num(ur.speedup.p50) + "," + num(ur.speedup.p90) +
+               "," + num(ur.p_pays);
+      }
+      row += "\n";
       out += row;
     }
     return out;

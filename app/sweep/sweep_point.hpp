@@ -14,6 +14,8 @@ namespace ovs {
 
 // The CSV columns after the inputs.
 const std::vector<std::string>& output_columns();
+// The columns a spec with `uncertainty: N` adds after them.
+const std::vector<std::string>& uncertainty_columns();
 
 class PointEvaluator {
  public:

@@ -157,7 +157,9 @@ std::vector<std::string> SweepSpec::input_columns() const {
 SweepSpec parse_sweep_spec(const yaml::Value& root) {
   SweepSpec s;
   s.file = root.file();
-  yaml::Map m(root, {"name", "description", "base", "axes", "combine", "baseline", "strategies"});
+  yaml::Map m(root, {"name", "description", "base", "axes", "combine", "baseline", "strategies",
+                     "uncertainty"});
+  if (auto u = m.optional("uncertainty")) s.uncertainty = static_cast<int>(u->integer(1, 100000));
   s.name = m.required("name").str();
   if (auto d = m.optional("description")) d->str();
   // Defaults of the what-if command, so a spec need only name what it fixes.

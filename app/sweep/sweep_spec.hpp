@@ -24,6 +24,9 @@ struct SweepSpec {
   bool zip = false;
   std::string baseline = "no-overlap";
   std::vector<std::string> strategies;
+  // `uncertainty: N`: each point's what-ifs are also drawn N times within the files' spreads
+  // (whatif --uncertainty), adding speedup_p10 / _p50 / _p90 and p_pays columns; 0: not drawn.
+  int uncertainty = 0;
   // Lines of "base.<field>", "baseline" and "strategies" in the file (for errors found later).
   std::map<std::string, int> lines;
 

@@ -343,7 +343,15 @@ void fit_gemm(HwProfile& hw, const BenchData& d, BenchFitResult& res) {
 
 std::vector<FitReport> BenchFitResult::reports() const {
   std::vector<FitReport> out;
-  for (const auto& f : families) out.push_back(f.report);
+  for (const auto& f : families) {
+    FitReport r = f.report;
+    // The standard error the fit reported, where it gave one, is the field's spread.
+    for (auto& field : r.fields)
+      for (const auto& p : f.params)
+        if (p.path == field.path && std::isfinite(p.rel_stderr) && p.rel_stderr > 0)
+          field.spread = p.rel_stderr;
+    out.push_back(std::move(r));
+  }
   return out;
 }
 

@@ -257,6 +257,20 @@ std::vector<FitReport> fit_published(HwProfile& hw, const std::string& csv_path,
   return reports;
 }
 
+namespace {
+
+// A fitted number's spread when the fit gave no standard error: the residuals' sd (1.25 x MAPE
+// for normal residuals) x sqrt(parameters / rows), at least 1 %; a fit with no more rows than
+// parameters is exactly determined and has none: 10 %, a headline figure's typical tolerance.
+// The rule the shipped profiles' spreads follow (their closing comment).
+double residual_spread(const FitReport& r) {
+  const double params = static_cast<double>(r.fields.size());
+  if (r.rows <= static_cast<int>(r.fields.size()) || r.mape_after <= 0) return 0.10;
+  return std::max(0.01, 1.25 * r.mape_after * std::sqrt(params / r.rows));
+}
+
+}  // namespace
+
 std::string apply_fits(const std::string& yaml_text, const HwProfile& base,
                        const std::vector<FitReport>& fits) {
   std::vector<std::string> lines;
@@ -275,7 +289,9 @@ std::string apply_fits(const std::string& yaml_text, const HwProfile& base,
       std::string& line = lines[it->line - 1];
       std::string source = f.source;
       std::replace(source.begin(), source.end(), '"', '\'');
-      const std::string repl = fmt::format("{{value: {:.6g}, source: \"{}\"}}", f.value, source);
+      const double spread = f.spread >= 0 ? f.spread : residual_spread(r);
+      const std::string repl =
+          fmt::format("{{value: {:.6g}, spread: {:.3g}, source: \"{}\"}}", f.value, spread, source);
       if (std::regex_search(line, sourced)) {
         line = std::regex_replace(line, sourced, repl, std::regex_constants::format_first_only);
       } else {

@@ -12,6 +12,9 @@ struct FittedField {
   std::string path;  // profile path, e.g. "kernels.gemm.tile_overhead_us"
   double value = 0;
   std::string source;
+  // Its relative 1-sigma (the fit's standard error over the value), written as its `spread:`;
+  // < 0: apply_fits derives one from the report's residuals (models/hw/spread.hpp).
+  double spread = -1;
 };
 
 struct FitReport {

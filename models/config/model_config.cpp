@@ -11,26 +11,70 @@ namespace {
 // multiply these by tokens and layers.
 constexpr long long kMaxField = 1LL << 30;
 
+// The config being read: its numbers with their sources and spreads go to `fields`.
+thread_local ModelConfig::Fields* g_fields = nullptr;
+
+void record(const yaml::Value& v, double value, const yaml::NumberRange& legal,
+            const yaml::Map* sourced) {
+  if (!g_fields) return;
+  SourcedField f;
+  f.path = v.path();
+  f.line = v.line();
+  f.value = value;
+  f.legal = legal;
+  if (sourced) {
+    f.source = sourced->required("source").str();
+    f.spread = read_spread(*sourced, value);
+  }
+  g_fields->push_back(std::move(f));
+}
+
 int whole(const yaml::Map& m, const std::string& key, long long lo = 0) {
   auto v = m.required(key);
+  const yaml::NumberRange legal{double(lo), double(kMaxField), false};
   if (v.is_map()) {
-    yaml::Map s(v, {"value", "source", "note"});
+    yaml::Map s(v, {"value", "source", "note", "spread", "range"});
     s.required("source").str();
-    return static_cast<int>(s.required("value").integer(lo, kMaxField));
+    const int value = static_cast<int>(s.required("value").integer(lo, kMaxField));
+    // A count or a size of the architecture: a draw must stay a whole number, and none is
+    // uncertain.
+    if (!read_spread(s, value).exact())
+      (s.has("spread") ? s.required("spread") : s.required("range"))
+          .fail("a whole number of the architecture is exact: spread: 0");
+    record(v, value, legal, &s);
+    return value;
   }
-  return static_cast<int>(v.integer(lo, kMaxField));
+  const int value = static_cast<int>(v.integer(lo, kMaxField));
+  record(v, value, legal, nullptr);
+  return value;
 }
 
 double real(const yaml::Map& m, const std::string& key,
             yaml::NumberRange range = {0, double(kMaxField), true}) {
   auto v = m.required(key);
   if (v.is_map()) {
-    yaml::Map s(v, {"value", "source", "note"});
+    yaml::Map s(v, {"value", "source", "note", "spread", "range"});
     s.required("source").str();
-    return s.required("value").number(range);
+    const double value = s.required("value").number(range);
+    record(v, value, range, &s);
+    return value;
   }
-  return v.number(range);
+  const double value = v.number(range);
+  record(v, value, range, nullptr);
+  return value;
 }
+
+// Points g_fields at a config's list while it is parsed.
+class RecordFields {
+ public:
+  explicit RecordFields(ModelConfig& c) : saved_(g_fields) { g_fields = &c.fields; }
+  ~RecordFields() { g_fields = saved_; }
+  RecordFields(const RecordFields&) = delete;
+  RecordFields& operator=(const RecordFields&) = delete;
+
+ private:
+  ModelConfig::Fields* saved_;
+};
 
 // What SGLang's KV pool stores (sglang_flags_memory.md A.2 --kv-cache-dtype, B2, B3).
 void parse_kv_cache(const yaml::Value& v, bool v4, ModelConfig& c) {
@@ -51,6 +95,7 @@ void parse_kv_cache(const yaml::Value& v, bool v4, ModelConfig& c) {
 ModelConfig parse_model_config(const yaml::Value& root) {
   ModelConfig c;
   c.file = root.file();
+  const RecordFields recording(c);
   yaml::Map m(root,
               {"name", "family", "hidden", "layers", "dense_layers", "dense_inter", "vocab",
                "attention", "mhc", "moe", "weights", "mtp", "kv_cache", "description", "aliases"});
@@ -147,9 +192,7 @@ ModelConfig parse_model_config(const yaml::Value& root) {
   parse_kv_cache(m.required("kv_cache"), v4, c);
   if (m.has("mtp")) {
     yaml::Map mtp(m.required("mtp"), {"acceptance_rate"});
-    yaml::Map a(mtp.required("acceptance_rate"), {"value", "source", "note"});
-    a.required("source").str();
-    c.mtp_acceptance_rate = a.required("value").number(yaml::kFraction);
+    c.mtp_acceptance_rate = real(mtp, "acceptance_rate", yaml::kFraction);
   }
   return c;
 }
@@ -166,14 +209,21 @@ ModelConfig load_model_config(const std::string& name_or_path,
   } catch (const NameError& e) {
     throw InputError("", 0, "model", e.what());
   }
-  if (overrides.empty()) return yaml::parse_file(path, parse_model_config);
+  const bool shipped = is_shipped_file(path, "models/configs");
+  if (overrides.empty()) {
+    ModelConfig c = yaml::parse_file(path, parse_model_config);
+    if (shipped) require_spreads(c.fields, c.file);
+    return c;
+  }
   const yaml::Value root = yaml::load_file(path);
   try {
     apply_overrides(root, overrides);
   } catch (const NameError& e) {
     throw InputError("", 0, "model", e.what());
   }
-  return parse_model_config(root);
+  ModelConfig c = parse_model_config(root);
+  if (shipped) require_spreads(c.fields, c.file);
+  return c;
 }
 
 }  // namespace ovs

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/hw/spread.hpp"
 #include "sim/core/work.hpp"
 #include "sim/io/yaml_reader.hpp"
 
@@ -75,6 +76,12 @@ struct ModelConfig {
   // Multi-token prediction (optional `mtp:` block): the share of drafted second tokens the main
   // model accepts; 0 when the config gives none (overlapsim plan then does not search MTP).
   double mtp_acceptance_rate = 0;
+  // Every number read, with its source and spread: where the numbers came from, not part of
+  // the config's identity (two configs with the same numbers compare equal).
+  struct Fields : std::vector<SourcedField> {
+    bool operator==(const Fields&) const { return true; }
+  };
+  Fields fields;
   bool operator==(const ModelConfig&) const = default;
 };
 

@@ -31,10 +31,12 @@ class SourcedReader {
     SourcedField f;
     f.path = v.path();
     f.line = v.line();
+    f.legal = r;
     if (v.is_map()) {
-      yaml::Map m(v, {"value", "source", "note"});
+      yaml::Map m(v, {"value", "source", "note", "spread", "range"});
       f.value = m.required("value").number(r);
       f.source = m.required("source").str();
+      f.spread = read_spread(m, f.value);
     } else {
       f.value = v.number(r);
     }
@@ -244,6 +246,7 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
       num.read_opt(m, "sustained_clock_mhz", yaml::kPositive, p.boost_clock_mhz);
   if (p.sustained_clock_mhz > p.boost_clock_mhz)
     m.required("sustained_clock_mhz").fail("must not exceed boost_clock_mhz");
+  if (m.has("sustained_clock_mhz")) p.fields.back().legal.max = p.boost_clock_mhz;
   const double clock_ratio = p.sustained_clock_mhz / p.boost_clock_mhz;
 
   {
@@ -266,6 +269,7 @@ HwProfile parse_hw_profile(const yaml::Value& root) {
     p.hbm_peak_gbps = num.read(h, "peak_gbps", yaml::kPositive);
     const double ach = num.read(h, "achievable_gbps", yaml::kPositive);
     if (ach > p.hbm_peak_gbps) h.required("achievable_gbps").fail("must not exceed peak_gbps");
+    p.fields.back().legal.max = p.hbm_peak_gbps;  // a draw stays below the peak too
     hw.hbm_bytes_per_us = units::gbps_to_bytes_per_us(ach);
     hw.hbm_saturation_sms = num.read(h, "saturation_sms", {1, double(hw.sm_count)});
     hw.hbm_loaded_slowdown = num.read_opt(h, "loaded_latency_slowdown", {0, 100}, 0);
@@ -398,14 +402,21 @@ HwProfile load_hw_profile(const std::string& name_or_path,
   } catch (const NameError& e) {
     throw InputError("", 0, "hardware", e.what());
   }
-  if (overrides.empty()) return yaml::parse_file(path, parse_hw_profile);
+  const bool shipped = is_shipped_file(path, "hw_profiles");
+  if (overrides.empty()) {
+    HwProfile p = yaml::parse_file(path, parse_hw_profile);
+    if (shipped) require_spreads(p.fields, p.file);
+    return p;
+  }
   const yaml::Value root = yaml::load_file(path);
   try {
     apply_overrides(root, overrides);
   } catch (const NameError& e) {
     throw InputError("", 0, "hw", e.what());
   }
-  return parse_hw_profile(root);
+  HwProfile p = parse_hw_profile(root);
+  if (shipped) require_spreads(p.fields, p.file);
+  return p;
 }
 
 }  // namespace ovs

@@ -6,18 +6,11 @@
 #include <vector>
 
 #include "models/hw/kernel_params.hpp"
+#include "models/hw/spread.hpp"
 #include "sim/engine/hardware.hpp"
 #include "sim/io/yaml_reader.hpp"
 
 namespace ovs {
-
-struct SourcedField {
-  std::string path;  // e.g. "hbm.achievable_gbps"
-  double value = 0;
-  std::string source;  // empty when the file gave a bare number
-  int line = 0;
-  bool list = false;  // a list of whole numbers; value is its first entry
-};
 
 struct HwProfile {
   std::string file;
