@@ -331,3 +331,57 @@ TEST_CASE("validate --uncertainty counts the rows inside the P10-P90 band", "[un
   CHECK(z.out.find("all rows                             20 rows") != std::string::npos);
   CHECK(z.out.find("width   0.0 %") != std::string::npos);
 }
+
+TEST_CASE("validate --uncertainty bands every row of a layer breakdown", "[uncertainty]") {
+  const std::string table = source_path("calibrate/published/sglang_h100_layer_breakdown.csv");
+  const Json j = run_json({"validate", table, "--uncertainty", "8", "--json"});
+  REQUIRE(j["draws"] == 8);
+  int inside_fit = 0, inside_check = 0, rows = 0;
+  for (const auto& r : j["rows"]) {
+    const double p10 = r["p10_ms"], p90 = r["p90_ms"], measured = r["measured_ms"];
+    CHECK(p10 <= p90);
+    CHECK(r["inside"].get<bool>() == (measured >= p10 && measured <= p90));
+    if (measured <= 0) continue;
+    ++rows;
+    (r["use"] == "fit" ? inside_fit : inside_check) += r["inside"].get<bool>() ? 1 : 0;
+  }
+  CHECK(rows == j["rows_fit"].get<int>() + j["rows_check"].get<int>());
+  CHECK(j["inside_fit"] == inside_fit);
+  CHECK(j["inside_check"] == inside_check);
+  // The model config's numbers are drawn too: the prefill rows' hottest rank moves with
+  // moe.sequence_expert_cv, so the default placement's combine has a band of some width.
+  bool combine_wide = false;
+  for (const auto& r : j["rows"])
+    if (r["category"] == "Combine Core" && r["run"] == "in_run")
+      combine_wide = combine_wide || r["p90_ms"].get<double>() > r["p10_ms"].get<double>() * 1.05;
+  CHECK(combine_wide);
+  // Without --uncertainty the JSON is as before.
+  const Json plain = run_json({"validate", table, "--json"});
+  CHECK(!plain.contains("draws"));
+  CHECK(!plain["rows"][0].contains("p10_ms"));
+}
+
+TEST_CASE("validate --uncertainty bands a microbenchmark folder's rows and refuses the rest",
+          "[uncertainty]") {
+  const std::string dir = source_path("calibrate/data/nvidia-h200-20261204T153324Z");
+  const CliResult r = cli({"validate", dir, "--hw", "h200-sxm", "--uncertainty", "4"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  std::smatch m;
+  REQUIRE(std::regex_search(r.out, m,
+                            std::regex("all rows +([0-9]+) rows +inside +([0-9.]+) % +below +"
+                                       "([0-9]+) +above +([0-9]+)")));
+  const int rows = std::stoi(m[1]);
+  CHECK(rows > 0);
+  // The share is printed to 0.1 %: over `rows` rows that is within rows x 0.0005.
+  CHECK(std::stod(m[2]) / 100 * rows + std::stoi(m[3]) + std::stoi(m[4]) ==
+        Approx(rows).margin(rows * 0.0005));
+  // Printed as text only; a trace is not banded.
+  const CliResult j = cli({"validate", dir, "--hw", "h200-sxm", "--uncertainty", "4", "--json"});
+  CHECK(j.code == 2);
+  CHECK(j.err.find("--uncertainty") != std::string::npos);
+  const std::string trace = write("trace.json", "{\"traceEvents\": []}\n");
+  const CliResult t = cli({"validate", trace, "--hw", "h800-sxm", "--uncertainty", "4"});
+  CHECK(t.code == 2);
+  CHECK(t.err.find("not traces") != std::string::npos);
+}

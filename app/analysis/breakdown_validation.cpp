@@ -9,6 +9,7 @@
 
 #include "app/analysis/layer_breakdown.hpp"
 #include "app/analysis/request.hpp"
+#include "app/analysis/uncertainty.hpp"
 #include "app/analysis/whatif.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/csv_reader.hpp"
@@ -46,7 +47,7 @@ bool is_breakdown_csv(const std::string& path) {
   }
 }
 
-BreakdownValidation validate_breakdown(const std::string& path) {
+BreakdownValidation validate_breakdown(const std::string& path, int draws, std::uint64_t seed) {
   const CsvTable t = CsvTable::load(path);
   for (const char* c : kColumns)
     if (!t.has(c)) throw InputError(path, 1, c, "missing column");
@@ -91,8 +92,14 @@ BreakdownValidation validate_breakdown(const std::string& path) {
     if (t.has("notes")) r.notes = t.at(i, "notes");
     v.rows.push_back(std::move(r));
   }
-  // One run per setting: the strategy's run on the shipped profile.
-  std::map<std::string, LayerBreakdown> done;
+  // One run per setting: the strategy's run on the shipped profile (and on each draw).
+  struct Setting {
+    LayerBreakdown shipped;
+    std::vector<LayerBreakdown> drawn;
+  };
+  std::map<std::string, Setting> done;
+  v.draws = draws;
+  int banded = 0;
   for (auto& r : v.rows) {
     const std::string key = setting_key(r);
     auto it = done.find(key);
@@ -110,26 +117,51 @@ BreakdownValidation validate_breakdown(const std::string& path) {
       from.file = path;
       for (const char* f : {"phase", "placement", "attention_backend"}) from.lines[f] = r.line;
       const Workload w = resolve_workload(words, from);
-      ModelConfig model = load_model_config(r.model);
-      HwProfile hw = load_hw_profile(r.hw);
-      const Strategy s = load_request_strategy(r.strategy, model.family, "strategy");
-      const int first_moe = model.dense_layers, layers = model.layers;
-      RunRecycler keep_timelines;  // a session with a recycler keeps each run's timeline
-      WhatIfSession session(std::move(model), std::move(hw), w, &keep_timelines);
-      const StrategyRun& run = session.run(s);
-      it = done.emplace(key, layer_breakdown(run, session.hw(), first_moe, layers)).first;
+      auto simulate = [&](ModelConfig model, HwProfile hw) {
+        const Strategy s = load_request_strategy(r.strategy, model.family, "strategy");
+        const int first_moe = model.dense_layers, layers = model.layers;
+        RunRecycler keep_timelines;  // a session with a recycler keeps each run's timeline
+        WhatIfSession session(std::move(model), std::move(hw), w, &keep_timelines);
+        const StrategyRun& run = session.run(s);
+        return layer_breakdown(run, session.hw(), first_moe, layers);
+      };
+      Setting st;
+      st.shipped = simulate(load_model_config(r.model), load_hw_profile(r.hw));
+      if (draws > 0)
+        for (auto& d : draw_configs(r.model, r.hw, draws, seed))
+          st.drawn.push_back(simulate(std::move(d.model), std::move(d.hw)));
+      it = done.emplace(key, std::move(st)).first;
     }
-    const auto& m = r.run == "in_run" ? it->second.in_run_ms : it->second.alone_ms;
-    const auto c = m.find(r.category);
-    r.predicted_ms = c == m.end() ? 0.0 : c->second;
+    auto category_ms = [&](const LayerBreakdown& b) {
+      const auto& m = r.run == "in_run" ? b.in_run_ms : b.alone_ms;
+      const auto c = m.find(r.category);
+      return c == m.end() ? 0.0 : c->second;
+    };
+    r.predicted_ms = category_ms(it->second.shipped);
     r.error = r.measured_ms > 0 ? r.predicted_ms / r.measured_ms - 1 : 0;
+    if (draws > 0) {
+      std::vector<double> values;
+      for (const auto& b : it->second.drawn) values.push_back(category_ms(b));
+      const Band band = band_of(values);
+      r.p10_ms = band.p10;
+      r.p90_ms = band.p90;
+      r.inside = r.measured_ms >= band.p10 && r.measured_ms <= band.p90;
+    }
     if (r.measured_ms > 0) {
       (r.use == "fit" ? v.mape_fit : v.mape_check) += std::abs(r.error);
       ++(r.use == "fit" ? v.n_fit : v.n_check);
+      if (draws > 0) {
+        (r.use == "fit" ? v.inside_fit : v.inside_check) += r.inside ? 1 : 0;
+        if (r.predicted_ms > 0) {
+          v.mean_band_width += (r.p90_ms - r.p10_ms) / r.predicted_ms;
+          ++banded;
+        }
+      }
     }
   }
   if (v.n_fit) v.mape_fit /= v.n_fit;
   if (v.n_check) v.mape_check /= v.n_check;
+  if (banded) v.mean_band_width /= banded;
   return v;
 }
 
@@ -145,17 +177,32 @@ void write_breakdown_validation(std::ostream& out, const BreakdownValidation& v)
           r.hw, r.phase, r.tokens_per_gpu, r.context, r.ep,
           r.redundant_experts ? fmt::format(" +{} redundant", r.redundant_experts) : "", r.strategy,
           r.placement);
-      out << fmt::format("  {:<20} {:>7} {:>11} {:>10} {:>8}  {}\n", "category", "run",
+      out << fmt::format("  {:<20} {:>7} {:>11} {:>10} {:>8}  {:<18}", "category", "run",
                          "measured ms", "predicted", "error", "use");
+      if (v.draws > 0) out << fmt::format(" {:>9} {:>9}  {}", "P10", "P90", "inside");
+      out << "\n";
     }
-    out << fmt::format("  {:<20} {:>7} {:>11.3f} {:>10.3f} {:>7.1f}%  {}\n", r.category, r.run,
+    out << fmt::format("  {:<20} {:>7} {:>11.3f} {:>10.3f} {:>7.1f}%  {:<18}", r.category, r.run,
                        r.measured_ms, r.predicted_ms, 100 * r.error,
                        r.use == "fit" ? "fit (in-sample)" : "check (held back)");
+    if (v.draws > 0)
+      out << fmt::format(" {:>9.3f} {:>9.3f}  {}", r.p10_ms, r.p90_ms,
+                         r.measured_ms <= 0 ? "-"
+                         : r.inside         ? "yes"
+                         : r.measured_ms < r.p10_ms ? "below"
+                                                    : "above");
+    out << "\n";
   }
   out << fmt::format(
       "\nMAPE: in-sample (fit) {:.1f} % over {} rows; held back (check) {:.1f} % "
       "over {} rows\n",
       100 * v.mape_fit, v.n_fit, 100 * v.mape_check, v.n_check);
+  if (v.draws > 0)
+    out << fmt::format(
+        "P10-P90 band over {} draws of the profiles and model configs within their spreads: "
+        "in-sample {} of {} measurements inside, held back {} of {} (80 % would be honest); "
+        "mean band width {:.1f} % of the prediction\n",
+        v.draws, v.inside_fit, v.n_fit, v.inside_check, v.n_check, 100 * v.mean_band_width);
 }
 
 nlohmann::json breakdown_validation_json(const BreakdownValidation& v) {
@@ -175,6 +222,17 @@ nlohmann::json breakdown_validation_json(const BreakdownValidation& v) {
                     {"predicted_ms", r.predicted_ms},
                     {"error", r.error},
                     {"use", r.use}});
+  if (v.draws > 0) {
+    j["draws"] = v.draws;
+    j["inside_fit"] = v.inside_fit;
+    j["inside_check"] = v.inside_check;
+    j["mean_band_width"] = v.mean_band_width;
+    for (size_t i = 0; i < v.rows.size(); ++i) {
+      rows[i]["p10_ms"] = v.rows[i].p10_ms;
+      rows[i]["p90_ms"] = v.rows[i].p90_ms;
+      rows[i]["inside"] = v.rows[i].inside;
+    }
+  }
   return j;
 }
 

@@ -157,6 +157,28 @@ std::vector<HwProfile> draw_profiles(const std::string& hw_name, int draws, std:
   return out;
 }
 
+std::vector<DrawnConfig> draw_configs(const std::string& model_name, const std::string& hw_name,
+                                      int draws, std::uint64_t seed) {
+  const yaml::Value hw_root =
+      yaml::load_file(resolve_data_file(hw_name, "hw_profiles", "hardware profile"));
+  const yaml::Value model_root =
+      yaml::load_file(resolve_data_file(model_name, "models/configs", "model"));
+  const std::vector<UncertainNumber> nums =
+      uncertain_numbers(parse_model_config(model_root), parse_hw_profile(hw_root));
+  std::vector<DrawnConfig> out;
+  for (const auto& u : latin_hypercube(draws, nums.size(), seed)) {
+    Overrides hw_o, model_o;
+    for (size_t k = 0; k < nums.size(); ++k)
+      (nums[k].doc == "hw" ? hw_o : model_o)
+          .emplace_back(nums[k].path, fmt::format("{}", nums[k].spread.quantile(
+                                                            nums[k].value, u[k], nums[k].legal)));
+    apply_overrides(hw_root, hw_o);
+    apply_overrides(model_root, model_o);
+    out.push_back({parse_model_config(model_root), parse_hw_profile(hw_root)});
+  }
+  return out;
+}
+
 std::vector<UncertainNumber> uncertain_numbers(const ModelConfig& model, const HwProfile& hw) {
   std::vector<UncertainNumber> out;
   add_fields(hw.fields, "hw", hw.file, out);

@@ -87,6 +87,15 @@ UncertaintyResult run_uncertainty(const UncertaintyRequest& r);
 // `draws` copies of a hardware profile with its uncertain numbers drawn jointly (the same Latin
 // hypercube as run_uncertainty's), for checks that predict from a profile alone (validate's bands).
 std::vector<HwProfile> draw_profiles(const std::string& hw, int draws, std::uint64_t seed);
+// `draws` copies of a model config and a hardware profile with the uncertain numbers of both
+// drawn jointly (one Latin hypercube over all of them, hardware first, as run_uncertainty), for
+// checks that simulate a setting with them (validate's bands on whole layers).
+struct DrawnConfig {
+  ModelConfig model;
+  HwProfile hw;
+};
+std::vector<DrawnConfig> draw_configs(const std::string& model, const std::string& hw, int draws,
+                                      std::uint64_t seed);
 
 // How to pin a number down: the measurement that would narrow it.
 std::string how_to_measure(const std::string& doc, const std::string& path);

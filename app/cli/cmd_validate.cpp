@@ -11,6 +11,7 @@
 #include "app/cli/commands.hpp"
 #include "app/cli/flag_checks.hpp"
 #include "calibrate/fit/band_coverage.hpp"
+#include "calibrate/fit/bench_rows.hpp"
 #include "calibrate/fit/bench_validation.hpp"
 #include "calibrate/fit/layer_validation.hpp"
 #include "calibrate/fit/trace_validation.hpp"
@@ -72,6 +73,9 @@ int run_validate_trace(const ValidateOptions& o, CliContext& ctx) {
 
 int run_validate_bench(const ValidateOptions& o, CliContext& ctx) {
   if (has_layer_runs(o.data)) {
+    if (o.uncertainty > 0)
+      throw flag_error("--uncertainty", "bands kernel tables, microbenchmark folders and layer "
+                                        "breakdowns, not the layer benchmark's runs");
     // The layer benchmark's folder: each program names its own GPU profile (--hw does not apply).
     const LayerValidation v = validate_layer_runs(o.data);
     if (o.json)
@@ -81,11 +85,24 @@ int run_validate_bench(const ValidateOptions& o, CliContext& ctx) {
     return 0;
   }
   const HwProfile hw = load_hw_profile(o.hw);
-  const BenchValidation v = validate_bench(hw, read_bench_dir(o.data));
-  if (o.json)
+  const BenchData d = read_bench_dir(o.data);
+  const BenchValidation v = validate_bench(hw, d);
+  if (o.json) {
+    if (o.uncertainty > 0)
+      throw flag_error("--uncertainty", "a microbenchmark folder's bands are printed as text: "
+                                        "leave out --json");
     ctx.out << bench_validation_json(v).dump(2) << "\n";
-  else
-    print_bench_validation(ctx.out, v);
+    return 0;
+  }
+  print_bench_validation(ctx.out, v);
+  if (o.uncertainty > 0) {
+    // The microbenchmark rows the fits read, each predicted with the drawn profiles.
+    MeasurementSet set;
+    for (auto rows : {gemm_measurements(d), hbm_measurements(d), l2_measurements(d, hw),
+                      launch_measurements(d)})
+      for (auto& m : rows) set.rows.push_back(std::move(m));
+    write_coverage(ctx.out, band_coverage(o.hw, set, o.uncertainty, 1));
+  }
   return 0;
 }
 
@@ -96,12 +113,17 @@ int run_validate(const ValidateOptions& o, CliContext& ctx) {
       throw flag_error("--program", "only a trace (.json) is replayed as a program");
     return run_validate_bench(o, ctx);
   }
-  if (is_trace(o.data)) return run_validate_trace(o, ctx);
+  if (is_trace(o.data)) {
+    if (o.uncertainty > 0)
+      throw flag_error("--uncertainty", "bands kernel tables, microbenchmark folders and layer "
+                                        "breakdowns, not traces");
+    return run_validate_trace(o, ctx);
+  }
   if (!o.program.empty())
     throw flag_error("--program", "only a trace (.json) is replayed as a program");
   if (is_breakdown_csv(o.data)) {
     // Each row names its own GPU and setting: --hw does not apply.
-    const BreakdownValidation v = validate_breakdown(o.data);
+    const BreakdownValidation v = validate_breakdown(o.data, o.uncertainty);
     if (o.json)
       ctx.out << breakdown_validation_json(v).dump(2) << "\n";
     else
@@ -111,7 +133,10 @@ int run_validate(const ValidateOptions& o, CliContext& ctx) {
   const HwProfile hw = load_hw_profile(o.hw);
   const MeasurementSet set = load_measurements(o.data, hw, SelectOptions{o.all_versions});
   const ValidationReport r = validate(hw, set);
-  if (o.uncertainty > 0 && !o.json) {
+  if (o.uncertainty > 0 && o.json)
+    throw flag_error("--uncertainty", "a kernel table's bands are printed as text: leave out "
+                                      "--json");
+  if (o.uncertainty > 0) {
     write_validation_table(ctx.out, o.data, hw, set, r);
     write_coverage(ctx.out, band_coverage(o.hw, set, o.uncertainty, 1));
     return 0;
@@ -147,9 +172,10 @@ void add_validate_command(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--json", o->json, "Print one JSON object");
   auto* uncertainty =
       cmd->add_option("--uncertainty",
-                      "Kernel tables: also predict every row with N profiles (default 64) drawn "
-                      "within the profile's spreads and count the rows whose measurement falls "
-                      "inside the P10-P90 band")
+                      "Kernel tables, microbenchmark folders and layer breakdowns: also predict "
+                      "every row with N profiles (default 64; layer breakdowns: profiles and model "
+                      "configs) drawn within their spreads and count the rows whose measurement "
+                      "falls inside the P10-P90 band")
           ->expected(0, 1)
           ->type_name("[N]");
   cmd->add_flag("--all-versions", o->all_versions, "Include rows of superseded kernel versions");
