@@ -279,6 +279,31 @@ uncertainty: 4
   CHECK(t.number(0, "speedup_p50") == band.speedup.p50);
   CHECK(t.number(0, "p_pays") == band.p_pays);
   CHECK(t.number(1, "speedup_p50") != t.number(0, "speedup_p50"));
+
+  // sweep --uncertainty N on the same spec without the key gives the same rows; a file of one
+  // count does not resume with another (the count is part of the sweep's identity).
+  std::string plain = read_text(spec);
+  plain = plain.substr(0, plain.find("uncertainty: 4"));
+  const std::string spec2 = write("band-sweep-flag.yaml", plain);
+  const auto out2 = scratch_path("uncertainty", "band-sweep-flag.csv");
+  const CliResult f =
+      cli({"sweep", spec2, "--out", out2.string(), "-j", "2", "-q", "--uncertainty", "4"});
+  INFO(f.err);
+  REQUIRE(f.code == 0);
+  const CsvTable t2 = CsvTable::load(out2.string());
+  REQUIRE(t2.rows() == 2);
+  for (size_t i = 0; i < t2.rows(); ++i) {
+    CHECK(t2.number(i, "speedup_p10") == t.number(i, "speedup_p10"));
+    CHECK(t2.number(i, "speedup_p90") == t.number(i, "speedup_p90"));
+    CHECK(t2.number(i, "p_pays") == t.number(i, "p_pays"));
+  }
+  const CliResult again =
+      cli({"sweep", spec2, "--out", out2.string(), "-q", "--resume", "--uncertainty", "8"});
+  CHECK(again.code == 2);
+  CHECK(again.err.find("another sweep") != std::string::npos);
+  const CliResult bad = cli({"sweep", spec2, "--out", out2.string(), "--uncertainty", "zero"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--uncertainty") != std::string::npos);
 }
 
 TEST_CASE("plan --uncertainty marks a best point whose target is met in fewer than 80 % of draws",

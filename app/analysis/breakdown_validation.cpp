@@ -177,18 +177,19 @@ void write_breakdown_validation(std::ostream& out, const BreakdownValidation& v)
           r.hw, r.phase, r.tokens_per_gpu, r.context, r.ep,
           r.redundant_experts ? fmt::format(" +{} redundant", r.redundant_experts) : "", r.strategy,
           r.placement);
-      out << fmt::format("  {:<20} {:>7} {:>11} {:>10} {:>8}  {:<18}", "category", "run",
-                         "measured ms", "predicted", "error", "use");
+      out << fmt::format("  {:<20} {:>7} {:>11} {:>10} {:>8}  {}", "category", "run", "measured ms",
+                         "predicted", "error", v.draws > 0 ? fmt::format("{:<18}", "use") : "use");
       if (v.draws > 0) out << fmt::format(" {:>9} {:>9}  {}", "P10", "P90", "inside");
       out << "\n";
     }
-    out << fmt::format("  {:<20} {:>7} {:>11.3f} {:>10.3f} {:>7.1f}%  {:<18}", r.category, r.run,
+    const char* use = r.use == "fit" ? "fit (in-sample)" : "check (held back)";
+    out << fmt::format("  {:<20} {:>7} {:>11.3f} {:>10.3f} {:>7.1f}%  {}", r.category, r.run,
                        r.measured_ms, r.predicted_ms, 100 * r.error,
-                       r.use == "fit" ? "fit (in-sample)" : "check (held back)");
+                       v.draws > 0 ? fmt::format("{:<18}", use) : use);
     if (v.draws > 0)
       out << fmt::format(" {:>9.3f} {:>9.3f}  {}", r.p10_ms, r.p90_ms,
-                         r.measured_ms <= 0 ? "-"
-                         : r.inside         ? "yes"
+                         r.measured_ms <= 0         ? "-"
+                         : r.inside                 ? "yes"
                          : r.measured_ms < r.p10_ms ? "below"
                                                     : "above");
     out << "\n";

@@ -170,8 +170,8 @@ std::vector<DrawnConfig> draw_configs(const std::string& model_name, const std::
     Overrides hw_o, model_o;
     for (size_t k = 0; k < nums.size(); ++k)
       (nums[k].doc == "hw" ? hw_o : model_o)
-          .emplace_back(nums[k].path, fmt::format("{}", nums[k].spread.quantile(
-                                                            nums[k].value, u[k], nums[k].legal)));
+          .emplace_back(nums[k].path, fmt::format("{}", nums[k].spread.quantile(nums[k].value, u[k],
+                                                                                nums[k].legal)));
     apply_overrides(hw_root, hw_o);
     apply_overrides(model_root, model_o);
     out.push_back({parse_model_config(model_root), parse_hw_profile(hw_root)});

@@ -1,4 +1,5 @@
 // overlapsim sweep SPEC.yaml --out results.csv [-j N] [--resume] [--shard i/N] [--report DIR]
+//                  [--uncertainty [N]]
 // overlapsim merge OUT.csv PART.csv...
 // overlapsim report RESULTS.csv --out-dir DIR [--x FIELD] [--y FIELD]
 #include <fmt/format.h>
@@ -33,13 +34,15 @@ struct SweepCliOptions {
   bool json = false;
   bool no_cache = false;
   bool no_fast_forward = false;
+  int uncertainty = -1;  // --uncertainty [N]: the spec's `uncertainty` (-1: as the spec says)
 };
 
 int run_sweep_cmd(SweepCliOptions& o, CliContext& ctx) {
   if (!o.shard.empty())
     std::tie(o.run.shard_index, o.run.shard_count) = flags::parse_shard(o.shard);
   o.run.progress = !o.quiet && isatty(2);
-  const SweepSpec spec = load_sweep_spec(o.spec);
+  SweepSpec spec = load_sweep_spec(o.spec);
+  if (o.uncertainty > 0) spec.uncertainty = o.uncertainty;
   if (!o.report_dir.empty()) check_report_axes(spec, o.x, o.y);
   const SweepSummary s = run_sweep(spec, o.run, ctx.err);
   if (s.interrupted_by) {
@@ -100,9 +103,17 @@ void add_sweep_commands(CLI::App& app, CliContext& ctx) {
                 "Compute every kernel cost, layer plan and run afresh (same bytes, slower)");
   cmd->add_flag("--no-fast-forward", o->no_fast_forward,
                 "Simulate every period of identical layers step by step (same results, slower)");
-  cmd->callback([o, &ctx] {
+  auto* uncertainty =
+      cmd->add_option("--uncertainty",
+                      "Draw each point's what-ifs N times (default 64) within the files' spreads "
+                      "and add speedup_p10/_p50/_p90 and p_pays columns (the spec's "
+                      "'uncertainty: N', which this overrides)")
+          ->expected(0, 1)
+          ->type_name("[N]");
+  cmd->callback([o, uncertainty, &ctx] {
     const CachesOff off(o->no_cache);
     const FastForwardOff no_ff(o->no_fast_forward);
+    if (const int n = flags::optional_count(*uncertainty, 64); n > 0) o->uncertainty = n;
     ctx.exit_code = run_sweep_cmd(*o, ctx);
   });
 

@@ -74,8 +74,9 @@ int run_validate_trace(const ValidateOptions& o, CliContext& ctx) {
 int run_validate_bench(const ValidateOptions& o, CliContext& ctx) {
   if (has_layer_runs(o.data)) {
     if (o.uncertainty > 0)
-      throw flag_error("--uncertainty", "bands kernel tables, microbenchmark folders and layer "
-                                        "breakdowns, not the layer benchmark's runs");
+      throw flag_error("--uncertainty",
+                       "bands kernel tables, microbenchmark folders and layer "
+                       "breakdowns, not the layer benchmark's runs");
     // The layer benchmark's folder: each program names its own GPU profile (--hw does not apply).
     const LayerValidation v = validate_layer_runs(o.data);
     if (o.json)
@@ -89,8 +90,9 @@ int run_validate_bench(const ValidateOptions& o, CliContext& ctx) {
   const BenchValidation v = validate_bench(hw, d);
   if (o.json) {
     if (o.uncertainty > 0)
-      throw flag_error("--uncertainty", "a microbenchmark folder's bands are printed as text: "
-                                        "leave out --json");
+      throw flag_error("--uncertainty",
+                       "a microbenchmark folder's bands are printed as text: "
+                       "leave out --json");
     ctx.out << bench_validation_json(v).dump(2) << "\n";
     return 0;
   }
@@ -115,8 +117,9 @@ int run_validate(const ValidateOptions& o, CliContext& ctx) {
   }
   if (is_trace(o.data)) {
     if (o.uncertainty > 0)
-      throw flag_error("--uncertainty", "bands kernel tables, microbenchmark folders and layer "
-                                        "breakdowns, not traces");
+      throw flag_error("--uncertainty",
+                       "bands kernel tables, microbenchmark folders and layer "
+                       "breakdowns, not traces");
     return run_validate_trace(o, ctx);
   }
   if (!o.program.empty())
@@ -134,8 +137,9 @@ int run_validate(const ValidateOptions& o, CliContext& ctx) {
   const MeasurementSet set = load_measurements(o.data, hw, SelectOptions{o.all_versions});
   const ValidationReport r = validate(hw, set);
   if (o.uncertainty > 0 && o.json)
-    throw flag_error("--uncertainty", "a kernel table's bands are printed as text: leave out "
-                                      "--json");
+    throw flag_error("--uncertainty",
+                     "a kernel table's bands are printed as text: leave out "
+                     "--json");
   if (o.uncertainty > 0) {
     write_validation_table(ctx.out, o.data, hw, set, r);
     write_coverage(ctx.out, band_coverage(o.hw, set, o.uncertainty, 1));

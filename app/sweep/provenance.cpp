@@ -32,6 +32,9 @@ std::string canonical_json(const SweepSpec& s) {
   j["combine"] = s.zip ? "zip" : "cartesian";
   j["baseline"] = s.baseline;
   j["strategies"] = s.strategies;
+  // The draws change what the rows hold: rows of another count do not mix (a spec without
+  // draws keeps the hash it had before they existed).
+  if (s.uncertainty > 0) j["uncertainty"] = s.uncertainty;
   return j.dump();
 }
 
