@@ -66,8 +66,18 @@ TEST_CASE("A normal spread's P10 and P90 are the value times 1 -/+ 1.2816 sigma"
   CHECK(s.quantile(100, 0.9, yaml::kNonNegative) == Approx(112.8155).epsilon(1e-6));
   CHECK(s.quantile(100, 0.1, yaml::kNonNegative) == Approx(87.1845).epsilon(1e-6));
   CHECK(s.quantile(100, 0.5, yaml::kNonNegative) == Approx(100));
-  // A draw past the legal range is clamped to it: a fraction stays <= 1.
-  CHECK(s.quantile(0.95, 0.99, yaml::kFraction) == 1.0);
+  // The distribution is truncated to the legal range, not clamped to it. A fraction of 1 with
+  // a 10 % spread keeps the lower half of its normal: the median is at Phi^-1(0.75) = 0.67449
+  // sigma below, 1 - 0.1 x 0.67449 = 0.932551, and even the 99th percentile stays under 1.
+  CHECK(s.quantile(1.0, 0.5, yaml::kFraction) == Approx(0.932551).epsilon(1e-5));
+  CHECK(s.quantile(1.0, 0.99, yaml::kFraction) < 1.0);
+  CHECK(s.quantile(1.0, 0.99, yaml::kFraction) == Approx(1 - 0.1 * 0.012533).epsilon(1e-4));
+  // A range reaching past the legal range draws over its legal part.
+  Spread past;
+  past.kind = Spread::Kind::range;
+  past.lo = -1;
+  past.hi = 1;
+  CHECK(past.quantile(0, 0.5, yaml::kNonNegative) == Approx(0.5));
   // A range is a uniform: its P10 is a tenth of the way from lo to hi.
   Spread r;
   r.kind = Spread::Kind::range;
@@ -409,4 +419,54 @@ TEST_CASE("validate --uncertainty bands a microbenchmark folder's rows and refus
   const CliResult t = cli({"validate", trace, "--hw", "h800-sxm", "--uncertainty", "4"});
   CHECK(t.code == 2);
   CHECK(t.err.find("not traces") != std::string::npos);
+}
+
+TEST_CASE("A sweep axis may set a number outside its file's range; shards of drawn sweeps merge",
+          "[uncertainty][sweep]") {
+  // h800-sxm's host.event_us is a guess of 1 us with range [0.3, 2]: an axis value of 5 is the
+  // caller's exact number, not a draw the range must hold.
+  const std::string spec = write("outside-range.yaml", R"(name: outside-range
+base: {model: deepseek-v3, hw: h800-sxm, phase: decode, context: 4096, ep: 32, tokens_per_gpu: 64}
+axes:
+  - {field: hw.host.event_us, values: [1, 5]}
+strategies: [tbo-decode]
+)");
+  const auto out = scratch_path("uncertainty", "outside-range.csv");
+  const CliResult r = cli({"sweep", spec, "--out", out.string(), "-q"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const CsvTable t = CsvTable::load(out.string());
+  REQUIRE(t.rows() == 2);
+  for (size_t i = 0; i < t.rows(); ++i) CHECK(t.at(i, "error").empty());
+
+  // Two shards of a sweep with draws merge into the file the whole sweep writes.
+  const auto whole = scratch_path("uncertainty", "drawn-whole.csv");
+  REQUIRE(cli({"sweep", spec, "--out", whole.string(), "-q", "--uncertainty", "2"}).code == 0);
+  std::vector<std::string> parts;
+  for (const char* shard : {"0/2", "1/2"}) {
+    const auto p = scratch_path("uncertainty", std::string("drawn-") + shard[0] + ".csv");
+    REQUIRE(cli({"sweep", spec, "--out", p.string(), "-q", "--uncertainty", "2", "--shard", shard})
+                .code == 0);
+    parts.push_back(p.string());
+  }
+  const auto merged = scratch_path("uncertainty", "drawn-merged.csv");
+  const CliResult m = cli({"merge", merged.string(), parts[0], parts[1]});
+  INFO(m.err);
+  REQUIRE(m.code == 0);
+  const CsvTable a = CsvTable::load(whole.string()), b = CsvTable::load(merged.string());
+  REQUIRE(a.rows() == b.rows());
+  for (size_t i = 0; i < a.rows(); ++i)
+    for (const char* c : {"speedup_p10", "speedup_p50", "speedup_p90", "p_pays"})
+      CHECK(a.at(i, c) == b.at(i, c));
+}
+
+TEST_CASE("The draws' own flags are refused without --uncertainty", "[uncertainty]") {
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--uncertainty-seed", "3"}, {"-j", "2"}, {"--chart", "t.svg"}}) {
+    std::vector<std::string> args = decode_point("h800-sxm", "deepseek-v3");
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CliResult r = cli(args);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("goes with --uncertainty") != std::string::npos);
+  }
 }

@@ -37,8 +37,12 @@ void write_uncertainty_table(std::ostream& out, const UncertaintyResult& u, int 
                      "'" + u.strategy + "' ms", u.overlapped_us.p10 / 1000,
                      u.overlapped_us.p50 / 1000, u.overlapped_us.p90 / 1000,
                      u.nominal_overlapped_us / 1000);
-  const char* holds = u.p_pays >= 0.9   ? "it pays whatever the uncertain numbers are"
-                      : u.p_pays <= 0.1 ? "it does not pay whatever the uncertain numbers are"
+  // "Whatever the numbers" only when every draw agrees; a verdict 9 draws in 10 hold is said so.
+  const char* holds = u.uncertain == 0  ? "no number of these files states a spread: one answer"
+                      : u.p_pays == 1   ? "it pays in every draw of the uncertain numbers"
+                      : u.p_pays == 0   ? "it does not pay in any draw of the uncertain numbers"
+                      : u.p_pays >= 0.9 ? "it pays in at least 9 draws of 10"
+                      : u.p_pays <= 0.1 ? "it does not pay in at least 9 draws of 10"
                                         : "the verdict depends on numbers we do not know";
   out << fmt::format("  '{}' pays in {:.0f} % of the draws ({} .. {} from P10 to P90): {}.\n",
                      u.strategy, u.p_pays * 100, pct(u.speedup.p10), pct(u.speedup.p90), holds);

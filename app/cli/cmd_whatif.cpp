@@ -107,7 +107,6 @@ int run(const WhatIfOptions& o, CliContext& ctx) {
   if (!o.export_layers.empty())
     write_layer_exports(o, r, o.strategy.empty() ? res.overlapped.strategy : o.strategy, ctx);
   if (o.uncertainty_draws == 0) {
-    if (!o.chart.empty()) throw flag_error("--chart", "draws the tornado of --uncertainty");
     if (o.json)
       write_whatif_json(ctx.out, res);
     else
@@ -194,6 +193,12 @@ void add_whatif_command(CLI::App& app, CliContext& ctx) {
     o->uncertainty_draws = flags::optional_count(*uncertainty, 64);
     if (o->uncertainty_draws > 0 && o->explain)
       throw flag_error("--uncertainty", "does not go with --explain");
+    // The draws' own options mean nothing without the draws.
+    if (o->uncertainty_draws == 0)
+      for (const char* flag : {"--uncertainty-seed", "--jobs", "--chart"})
+        if (cmd->get_option(flag)->count() > 0)
+          throw flag_error(flag == std::string("--jobs") ? "-j/--jobs" : flag,
+                           "goes with --uncertainty");
     o->export_request.point = point_flags(*cmd);
     o->export_request.hardware = o->hw;
     const CachesOff off(o->no_cache);

@@ -270,6 +270,7 @@ SweepSpec spec_from_provenance(const ProvenanceRead& r, const std::string& path)
     s.baseline = j.at("baseline").get<std::string>();
     s.strategies = j.at("strategies").get<std::vector<std::string>>();
     if (s.strategies.empty()) throw std::invalid_argument("no strategies");
+    if (j.contains("uncertainty")) s.uncertainty = j.at("uncertainty").get<int>();
     double points = 1;
     for (const auto& a : s.axes) {
       points *= double(a.values.size());

@@ -38,12 +38,31 @@ double normal_quantile(double u) {
          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
+namespace {
+double normal_cdf(double z) {
+  return 0.5 * std::erfc(-z / std::sqrt(2.0));
+}
+}  // namespace
+
 double Spread::quantile(double value, double u, const yaml::NumberRange& legal) const {
   if (exact()) return value;
-  double x =
-      kind == Kind::relative ? value * (1 + relative * normal_quantile(u)) : lo + u * (hi - lo);
   // A legal range open at its minimum ("must be > 0") keeps the draw just inside it.
   const double min = legal.min_exclusive ? std::nextafter(legal.min, legal.max) : legal.min;
+  // The distribution truncated to the legal range, not clamped to it: u spreads over the legal
+  // part only, so no draw piles up on a bound (an efficiency of 0.98 +- 10 % is never 1.0 in a
+  // quarter of the draws) and the Latin hypercube's strata stay equal in probability.
+  double x = value;
+  if (kind == Kind::relative) {
+    const double scale = std::abs(value) * relative;
+    if (scale > 0) {
+      const double a = normal_cdf((min - value) / scale),
+                   b = normal_cdf((legal.max - value) / scale);
+      x = b > a ? value + scale * normal_quantile(a + u * (b - a)) : value;
+    }
+  } else {
+    const double l = std::max(lo, min), h = std::min(hi, legal.max);
+    x = h > l ? l + u * (h - l) : value;
+  }
   return std::clamp(x, min, legal.max);
 }
 

@@ -30,7 +30,8 @@ struct Spread {
     return kind == Kind::none || (kind == Kind::relative && relative == 0) ||
            (kind == Kind::range && lo == hi);
   }
-  // The number at quantile u in (0, 1) of its distribution around `value`, within `legal`.
+  // The number at quantile u in (0, 1) of its distribution around `value`, truncated to `legal`
+  // (not clamped: no draw piles up on a bound).
   double quantile(double value, double u, const yaml::NumberRange& legal) const;
   // "±4 %", "[1, 4]", "exact", "not stated".
   std::string text() const;

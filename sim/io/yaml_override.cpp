@@ -18,6 +18,10 @@ void apply_overrides(const yaml::Value& root, const Overrides& overrides) {
     if (node.IsMap() && node["value"]) {
       node["value"] = value;
       node["source"] = "overridden by a sweep axis";
+      // A value the caller sets is exact: the file's spread or range was about its own value (a
+      // range need not hold the new one).
+      if (node["range"]) node.remove("range");
+      node["spread"] = 0;
     } else if (node.IsScalar()) {
       node = value;
     } else {
