@@ -29,7 +29,7 @@ struct BreakdownRow {
   double error = 0;  // predicted / measured - 1
   // With draws: the prediction's P10 and P90 over profiles and model configs drawn within their
   // spreads, and whether the measurement lies between them.
-  double p10_ms = 0, p90_ms = 0;
+  double p10_ms = 0, p50_ms = 0, p90_ms = 0;
   bool inside = false;
 };
 
@@ -40,7 +40,7 @@ struct BreakdownValidation {
   int n_fit = 0, n_check = 0;
   int draws = 0;                         // 0: no bands
   int inside_fit = 0, inside_check = 0;  // rows (measured > 0) inside their P10-P90 band
-  double mean_band_width = 0;            // (P90 - P10) / prediction, over those rows
+  double mean_band_width = 0;            // (P90 - P10) / P50, over those rows
 };
 
 // True when the CSV's header names a layer breakdown (a `category` and a `measured_ms` column).

@@ -55,6 +55,26 @@ struct Outcome {
   double baseline_us = 0, overlapped_us = 0, speedup = 1;
 };
 
+// The numbers at the points u (one in (0, 1) each) of their distributions.
+std::vector<double> drawn_values(const std::vector<UncertainNumber>& nums,
+                                 const std::vector<double>& u) {
+  std::vector<double> v(nums.size());
+  for (size_t k = 0; k < nums.size(); ++k)
+    v[k] = nums[k].spread.quantile(nums[k].value, u[k], nums[k].legal);
+  return v;
+}
+
+// Sets number k to values[k] in its document (`model_root` may be null when every number is the
+// hardware profile's).
+void set_numbers(const std::vector<UncertainNumber>& nums, const std::vector<double>& values,
+                 const yaml::Value& hw_root, const yaml::Value* model_root) {
+  Overrides hw_o, model_o;
+  for (size_t k = 0; k < nums.size(); ++k)
+    (nums[k].doc == "hw" ? hw_o : model_o).emplace_back(nums[k].path, fmt::format("{}", values[k]));
+  apply_overrides(hw_root, hw_o);
+  if (model_root) apply_overrides(*model_root, model_o);
+}
+
 // One thread's evaluator: the two YAML documents loaded once, the strategies, and the run
 // storage reused from draw to draw.
 class DrawRunner {
@@ -74,12 +94,7 @@ class DrawRunner {
 
   // The what-if with number k at values[k].
   Outcome run(const std::vector<double>& values) {
-    Overrides hw_o, model_o;
-    for (size_t k = 0; k < numbers_.size(); ++k)
-      (numbers_[k].doc == "hw" ? hw_o : model_o)
-          .emplace_back(numbers_[k].path, fmt::format("{}", values[k]));
-    apply_overrides(hw_root_, hw_o);
-    apply_overrides(model_root_, model_o);
+    set_numbers(numbers_, values, hw_root_, &model_root_);
     WhatIfSession session(parse_model_config(model_root_), parse_hw_profile(hw_root_),
                           r_.what.workload, &recycler_);
     // The two runs alone: a draw needs their forwards, not the what-if's breakdown of why
@@ -147,11 +162,7 @@ std::vector<HwProfile> draw_profiles(const std::string& hw_name, int draws, std:
       yaml::load_file(resolve_data_file(hw_name, "hw_profiles", "hardware profile"));
   std::vector<HwProfile> out;
   for (const auto& u : latin_hypercube(draws, nums.size(), seed)) {
-    Overrides o;
-    for (size_t k = 0; k < nums.size(); ++k)
-      o.emplace_back(nums[k].path, fmt::format("{}", nums[k].spread.quantile(nums[k].value, u[k],
-                                                                             nums[k].legal)));
-    apply_overrides(root, o);
+    set_numbers(nums, drawn_values(nums, u), root, nullptr);
     out.push_back(parse_hw_profile(root));
   }
   return out;
@@ -167,13 +178,7 @@ std::vector<DrawnConfig> draw_configs(const std::string& model_name, const std::
       uncertain_numbers(parse_model_config(model_root), parse_hw_profile(hw_root));
   std::vector<DrawnConfig> out;
   for (const auto& u : latin_hypercube(draws, nums.size(), seed)) {
-    Overrides hw_o, model_o;
-    for (size_t k = 0; k < nums.size(); ++k)
-      (nums[k].doc == "hw" ? hw_o : model_o)
-          .emplace_back(nums[k].path, fmt::format("{}", nums[k].spread.quantile(nums[k].value, u[k],
-                                                                                nums[k].legal)));
-    apply_overrides(hw_root, hw_o);
-    apply_overrides(model_root, model_o);
+    set_numbers(nums, drawn_values(nums, u), hw_root, &model_root);
     out.push_back({parse_model_config(model_root), parse_hw_profile(hw_root)});
   }
   return out;
@@ -236,12 +241,7 @@ UncertaintyResult run_uncertainty(const UncertaintyRequest& r) {
   // Job 0: every number at its value; then the draws; then each number low and high.
   std::vector<std::vector<double>> jobs{nominal};
   const auto u_draws = latin_hypercube(r.draws, nums.size(), r.seed);
-  for (const auto& ud : u_draws) {
-    std::vector<double> v(nums.size());
-    for (size_t k = 0; k < nums.size(); ++k)
-      v[k] = nums[k].spread.quantile(nums[k].value, ud[k], nums[k].legal);
-    jobs.push_back(std::move(v));
-  }
+  for (const auto& ud : u_draws) jobs.push_back(drawn_values(nums, ud));
   // One at a time, at each number's own P10 and P90: the tornado. It answers the question a
   // user acts on - "if I measured this one number, how far could the verdict move?" - directly,
   // in the speedup's own units, with 2 runs per number; first-order (Sobol) indices would need
