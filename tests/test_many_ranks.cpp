@@ -229,6 +229,40 @@ TEST_CASE("loaded memory latency: a kernel beside a DRAM-heavy one slows by 1 + 
   CHECK(a_end == Approx(30.0));  // 20 x (1 + 0.5 x 1.0)
 }
 
+TEST_CASE("loaded memory latency slows what the SMs do, not what a wire carries",
+          "[ranks][engine]") {
+  // Toy GPU: a DeepEP-like copy on 10 SMs moves 1e7 B over NVLink (1e5 B/us, 2 us latency) and
+  // stages 1e7 B through DRAM; a reader on 50 SMs reads 1e8 B (alone 100 us at 1e6 B/us).
+  // The reader runs alone for the copy's 2 us of latency (2 % done); then the two share DRAM at
+  // equal dominant shares, x = 1e6 / (1e7 + 1e8) = 1/110 per us each (the copy's wire would
+  // allow 1/100): the reader ends at 2 + 0.98 x 110 = 109.8 us, the copy has 2 % left and
+  // ends 2 us later on its wire, at 111.8 us.
+  // The loaded-latency factor lowers only the SM sides: the copy's 10 SMs pull 10 / 50 x 1e6 =
+  // 2e5 B/us (1/50 per us), beside the reader's 0.9 of DRAM 1/50 / 1.9 = 1/95 per us, the reader's
+  // 1/100 / (1 + 1/11) = 1/109 per us: neither binds under 1/110, so s changes nothing. Were the
+  // wire slowed too, the copy's ceiling would be 1/100 / 1.9 = 1/190 per us.
+  auto run = [](double s, double* copy_end, double* reader_end) {
+    Hardware hw = toy_gpu();
+    hw.hbm_loaded_slowdown = s;
+    ProgramBuilder b(2);
+    Work w = memory_work(1e7, 10);
+    w.link_bytes[0] = 1e7;
+    const int c = b.kernel("copy", 0, w);
+    const int r = b.kernel("reader", 1, memory_work(1e8, 50));
+    Timeline tl(b.p);
+    Engine(hw).run(b.p, &tl);
+    *copy_end = tl.kernels()[static_cast<size_t>(c)].end_us;
+    *reader_end = tl.kernels()[static_cast<size_t>(r)].end_us;
+  };
+  for (double s : {0.0, 1.0}) {
+    double copy_end = 0, reader_end = 0;
+    run(s, &copy_end, &reader_end);
+    INFO("hbm_loaded_slowdown " << s);
+    CHECK(reader_end == Approx(2.0 + 0.98 * 110.0).epsilon(1e-6));
+    CHECK(copy_end == Approx(2.0 + 0.98 * 110.0 + 2.0).epsilon(1e-6));
+  }
+}
+
 TEST_CASE("SGLang's attention backend on Hopper: fa3 by default, each with its own speed",
           "[ranks][attention]") {
   auto attention_ms = [](const std::string& backend) {

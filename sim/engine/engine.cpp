@@ -33,6 +33,8 @@ struct KernelRun {
   double rate = 0;                         // fraction per us
   double end_us = 0;                       // finish time as of the last next_time()
   double cap = 0;                          // rate ceiling with `cap_resident` CTAs (cached)
+  double cap_sm = 0;                       // its SM-side part (sm_rate_ceiling)
+  double cap_link = 0;                     // its wire part (link_rate_ceiling)
   int cap_resident = -1;                   // -1: cap not computed yet
   int stream = 0;                          // copied at launch: the host runs far ahead of
   int priority = 0;                        // the GPU, so the KernelSpec is cold at the end
@@ -728,7 +730,9 @@ class Run {
       }
       const KernelModel& m = models_[k];
       if (r.cap_resident != r.resident) {  // the ceiling changes only with the CTAs resident
-        r.cap = rate_ceiling(hw_, m, r.resident, r.usage);
+        r.cap_sm = sm_rate_ceiling(hw_, m, r.resident, r.usage);
+        r.cap_link = link_rate_ceiling(hw_, m, r.usage);
+        r.cap = std::min(r.cap_sm, r.cap_link);
         r.cap_resident = r.resident;
       }
       solver_index_.push_back(k);
@@ -791,7 +795,8 @@ class Run {
       const int k = solver_index_[i];
       const KernelRun& r = kr_[k];
       const KernelModel& m = models_[k];
-      const double cap = factor ? r.cap * (*factor)[i] : r.cap;
+      // A loaded DRAM slows what the SMs do, not what the wires carry.
+      const double cap = factor ? std::min(r.cap_sm * (*factor)[i], r.cap_link) : r.cap;
       if (shared_groups_.empty()) {
         solver_.add(cap, r.usage.data());
         continue;
@@ -1175,9 +1180,10 @@ class Run {
       if (x.state != y.state || x.resident != y.resident || x.sms != y.sms ||
           bits(x.remaining) != bits(y.remaining) || bits(x.latency_left) != bits(y.latency_left) ||
           bits(x.rate) != bits(y.rate) || bits(x.cap) != bits(y.cap) ||
-          x.cap_resident != y.cap_resident || x.stream != y.stream || x.priority != y.priority ||
-          x.usage != y.usage || x.ready_us - a.t != y.ready_us - b.t ||
-          y.enqueue_seq - x.enqueue_seq != E || x.spinning != y.spinning || x.fresh != y.fresh)
+          bits(x.cap_sm) != bits(y.cap_sm) || x.cap_resident != y.cap_resident ||
+          x.stream != y.stream || x.priority != y.priority || x.usage != y.usage ||
+          x.ready_us - a.t != y.ready_us - b.t || y.enqueue_seq - x.enqueue_seq != E ||
+          x.spinning != y.spinning || x.fresh != y.fresh)
         return false;
       if ((x.spin_record < 0) != (y.spin_record < 0)) return false;
       if (x.spin_record >= 0 && y.spin_record - x.spin_record != R) return false;

@@ -124,6 +124,20 @@ std::array<double, kNumShared> shared_capacities(const Hardware& hw) {
 
 double rate_ceiling(const Hardware& hw, const KernelModel& m, int resident,
                     const std::array<double, kNumShared>& usage) {
+  return std::min(sm_rate_ceiling(hw, m, resident, usage), link_rate_ceiling(hw, m, usage));
+}
+
+double link_rate_ceiling(const Hardware& hw, const KernelModel& m,
+                         const std::array<double, kNumShared>& usage) {
+  double cap = kInf;
+  if (m.given) return cap;
+  for (int l = 0; l < kNumLinks; ++l)
+    if (usage[kNvlink + l] > 0) cap = std::min(cap, hw.links[l].bytes_per_us / usage[kNvlink + l]);
+  return cap;
+}
+
+double sm_rate_ceiling(const Hardware& hw, const KernelModel& m, int resident,
+                       const std::array<double, kNumShared>& usage) {
   if (m.given) {
     if (m.duration_us <= 0) return kInf;
     const double share = m.request_sms > 0 ? std::min(1.0, double(resident) / m.request_sms) : 1.0;
@@ -147,8 +161,6 @@ double rate_ceiling(const Hardware& hw, const KernelModel& m, int resident,
     cap = std::min(cap, hw.hbm_bytes_per_us * sm_fraction(hw.hbm_saturation_sms) / usage[kHbm]);
   if (usage[kL2] > 0)
     cap = std::min(cap, hw.l2_bytes_per_us * sm_fraction(hw.l2_saturation_sms) / usage[kL2]);
-  for (int l = 0; l < kNumLinks; ++l)
-    if (usage[kNvlink + l] > 0) cap = std::min(cap, hw.links[l].bytes_per_us / usage[kNvlink + l]);
   return cap;
 }
 

@@ -51,6 +51,14 @@ int solo_resident_ctas(const Hardware& hw, const KernelModel& m);
 // kernel whose resolved traffic is `usage` bytes per unit of progress (kHbm..kRdma).
 double rate_ceiling(const Hardware& hw, const KernelModel& m, int resident,
                     const std::array<double, kNumShared>& usage);
+// Its two parts: what its SMs allow (compute, and the HBM and L2 bandwidth its CTAs can pull),
+// and what the wires allow (NVLink, RDMA: a transfer cannot outrun its link, whatever its SMs).
+// rate_ceiling is the smaller. Loaded memory latency lowers only the first: a queue in front of
+// DRAM lengthens the loads a CTA waits for, not the wire's bytes per second.
+double sm_rate_ceiling(const Hardware& hw, const KernelModel& m, int resident,
+                       const std::array<double, kNumShared>& usage);
+double link_rate_ceiling(const Hardware& hw, const KernelModel& m,
+                         const std::array<double, kNumShared>& usage);
 
 // What limits a kernel running alone: the time each resource alone would need. Alone, its
 // duration is latency_us + the largest of these (the roofline) - exactly what Engine::run gives
