@@ -56,7 +56,7 @@ TEST_CASE("layer breakdown: prefill on 32 H100s, overall within 10 % for both pl
   // the earliest rank's dispatch kept off the SMs by the attention it starts while it waits
   // (Work::peer_lead_us) and the hottest rank's load from the routing locality of the batch's
   // 128 prompts (moe.sequence_expert_cv), both layers are within the issue's 10 % (README,
-  // Validation: -1.7 % and -8.7 % on 2026-12-07).
+  // Validation: -2.3 % and -6.5 % on 2026-12-07).
   for (const char* series : {"prefill, SGLang default", "prefill, simulated perfect"}) {
     const BreakdownRow& r = row(series, "Overall");
     INFO(series << ": measured " << r.measured_ms << " ms, predicted " << r.predicted_ms);
@@ -89,6 +89,16 @@ TEST_CASE("layer breakdown: prefill on 32 H100s, overall within 10 % for both pl
     INFO(op << " core + barrier: measured " << measured << " ms, predicted " << predicted);
     CHECK(std::abs(predicted / measured - 1) <= 0.20);
   }
+  // A loaded DRAM does not slow a wire: the perfect placement's combine, bound by the RDMA link,
+  // runs inside the layer 15.003 / 14.290 = 1.05x its unit test in the report; the model's
+  // within 1.25x (it had 1.37x when the loaded latency lowered the link's rate too).
+  {
+    const double in_run = row("prefill, simulated perfect", "Combine Core").predicted_ms;
+    const double alone = row("prefill unit tests", "Combine Core").predicted_ms;
+    INFO("combine in the layer " << in_run << " ms, alone " << alone << " ms");
+    CHECK(in_run / alone < 1.25);
+    CHECK(in_run / alone >= 1.0);
+  }
   // The perfect placement's layer is faster than the default's, in the model as measured.
   CHECK(row("prefill, simulated perfect", "Overall").predicted_ms <
         row("prefill, SGLang default", "Overall").predicted_ms);
@@ -104,8 +114,9 @@ TEST_CASE("layer breakdown: prefill on 32 H100s, overall within 10 % for both pl
 
 TEST_CASE("layer breakdown: the unit-test rows are the kernels alone", "[validate][breakdown]") {
   // DeepEP's and DeepGEMM's unit tests time the kernels alone: the model's solo times of the
-  // same kernels, within 20 % (the model's DeepEP matches DeepEP's own README tables; the
-  // SGLang team's H100 unit test is a little slower).
+  // same kernels, within 20 % (DeepEP's two rows are in-sample: they fix H100's
+  // normal_rdma_efficiency; DeepGEMM's grouped GEMM is held back, 8 % faster than the SGLang
+  // team's unit test).
   for (const char* category : {"Dispatch Core", "Combine Core", "MoE"}) {
     const BreakdownRow& r = row("prefill unit tests", category);
     INFO(category << ": measured " << r.measured_ms << " predicted " << r.predicted_ms);
