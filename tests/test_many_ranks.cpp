@@ -201,6 +201,24 @@ TEST_CASE("low-latency mode: the receive polls longer for the slowest rank's dat
   CHECK(p.find("combine_a")->comm->imbalance == Approx(hot_rank_load_ratio(m, w)));
 }
 
+namespace {
+
+// Two kernels on two streams of the toy GPU, started together, with the loaded-latency slowdown
+// s: their ends.
+void side_by_side(double s, const Work& a, const Work& b, double* a_end, double* b_end) {
+  Hardware hw = toy_gpu();
+  hw.hbm_loaded_slowdown = s;
+  ProgramBuilder p(2);
+  const int ka = p.kernel("a", 0, a);
+  const int kb = p.kernel("b", 1, b);
+  Timeline tl(p.p);
+  Engine(hw).run(p.p, &tl);
+  *a_end = tl.kernels()[static_cast<size_t>(ka)].end_us;
+  *b_end = tl.kernels()[static_cast<size_t>(kb)].end_us;
+}
+
+}  // namespace
+
 TEST_CASE("loaded memory latency: a kernel beside a DRAM-heavy one slows by 1 + s x its share",
           "[ranks][engine]") {
   // Toy GPU: A is compute-bound, 1e9 FLOP on 50 SMs alone = 1e9 / (50 x 1e6) = 20 us. B reads
@@ -208,15 +226,7 @@ TEST_CASE("loaded memory latency: a kernel beside a DRAM-heavy one slows by 1 + 
   // keeps DRAM 100 % busy, so A runs at 1 / (1 + s x 1.0) of its speed: 40 us with s = 1; B is
   // beside a kernel with no DRAM traffic and keeps its 100 us.
   auto run = [](double s, double* a_end, double* b_end) {
-    Hardware hw = toy_gpu();
-    hw.hbm_loaded_slowdown = s;
-    ProgramBuilder b(2);
-    const int a = b.kernel("a", 0, compute_work(1e9, 50));
-    const int r = b.kernel("b", 1, memory_work(1e8, 50));
-    Timeline tl(b.p);
-    Engine(hw).run(b.p, &tl);
-    *a_end = tl.kernels()[static_cast<size_t>(a)].end_us;
-    *b_end = tl.kernels()[static_cast<size_t>(r)].end_us;
+    side_by_side(s, compute_work(1e9, 50), memory_work(1e8, 50), a_end, b_end);
   };
   double a_end = 0, b_end = 0;
   run(0.0, &a_end, &b_end);
@@ -241,22 +251,11 @@ TEST_CASE("loaded memory latency slows what the SMs do, not what a wire carries"
   // 2e5 B/us (1/50 per us), beside the reader's 0.9 of DRAM 1/50 / 1.9 = 1/95 per us, the reader's
   // 1/100 / (1 + 1/11) = 1/109 per us: neither binds under 1/110, so s changes nothing. Were the
   // wire slowed too, the copy's ceiling would be 1/100 / 1.9 = 1/190 per us.
-  auto run = [](double s, double* copy_end, double* reader_end) {
-    Hardware hw = toy_gpu();
-    hw.hbm_loaded_slowdown = s;
-    ProgramBuilder b(2);
-    Work w = memory_work(1e7, 10);
-    w.link_bytes[0] = 1e7;
-    const int c = b.kernel("copy", 0, w);
-    const int r = b.kernel("reader", 1, memory_work(1e8, 50));
-    Timeline tl(b.p);
-    Engine(hw).run(b.p, &tl);
-    *copy_end = tl.kernels()[static_cast<size_t>(c)].end_us;
-    *reader_end = tl.kernels()[static_cast<size_t>(r)].end_us;
-  };
+  Work copy = memory_work(1e7, 10);
+  copy.link_bytes[0] = 1e7;
   for (double s : {0.0, 1.0}) {
     double copy_end = 0, reader_end = 0;
-    run(s, &copy_end, &reader_end);
+    side_by_side(s, copy, memory_work(1e8, 50), &copy_end, &reader_end);
     INFO("hbm_loaded_slowdown " << s);
     CHECK(reader_end == Approx(2.0 + 0.98 * 110.0).epsilon(1e-6));
     CHECK(copy_end == Approx(2.0 + 0.98 * 110.0 + 2.0).epsilon(1e-6));
