@@ -6,6 +6,7 @@
 
 #include "models/config/model_config.hpp"
 #include "models/graph/workload.hpp"
+#include "models/hw/spread.hpp"
 
 namespace ovs {
 
@@ -24,7 +25,7 @@ double integrate_max_normal(int n) {
   const double inv_sqrt_2pi = 1.0 / std::sqrt(2.0 * M_PI);
   auto f = [&](double x) {
     const double phi = inv_sqrt_2pi * std::exp(-0.5 * x * x);
-    const double cdf = 0.5 * std::erfc(-x / std::sqrt(2.0));
+    const double cdf = normal_cdf(x);
     if (cdf <= 0) return 0.0;
     return x * n * phi * std::exp((n - 1) * std::log(cdf));
   };

@@ -38,11 +38,9 @@ double normal_quantile(double u) {
          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
-namespace {
 double normal_cdf(double z) {
   return 0.5 * std::erfc(-z / std::sqrt(2.0));
 }
-}  // namespace
 
 double Spread::quantile(double value, double u, const yaml::NumberRange& legal) const {
   if (exact()) return value;

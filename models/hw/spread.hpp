@@ -43,6 +43,8 @@ Spread read_spread(const yaml::Map& m, double value);
 
 // Inverse of the standard normal's CDF (Acklam's rational approximation, |error| < 1.2e-9).
 double normal_quantile(double u);
+// The standard normal's CDF, Phi(z).
+double normal_cdf(double z);
 
 // A number of a profile or model config as its file gives it.
 struct SourcedField {

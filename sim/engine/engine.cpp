@@ -26,15 +26,16 @@ enum class KState : char { not_issued, queued, ready, running, done };
 
 struct KernelRun {
   KState state = KState::not_issued;
-  int resident = 0;                        // CTAs placed on SMs
-  int sms = 0;                             // SMs holding at least one of them
-  double remaining = 1;                    // fraction of the work left
-  double latency_left = 0;                 // us of fixed latency left
-  double rate = 0;                         // fraction per us
-  double end_us = 0;                       // finish time as of the last next_time()
-  double cap = 0;                          // rate ceiling with `cap_resident` CTAs (cached)
-  double cap_sm = 0;                       // its SM-side part (sm_rate_ceiling)
-  double cap_link = 0;                     // its wire part (link_rate_ceiling)
+  int resident = 0;         // CTAs placed on SMs
+  int sms = 0;              // SMs holding at least one of them
+  double remaining = 1;     // fraction of the work left
+  double latency_left = 0;  // us of fixed latency left
+  double rate = 0;          // fraction per us
+  double end_us = 0;        // finish time as of the last next_time()
+  // The rate ceiling with `cap_resident` CTAs (cached), in its two parts: the SMs' side
+  // (sm_rate_ceiling) and the wires' (link_rate_ceiling); the ceiling is the smaller.
+  double cap_sm = 0;
+  double cap_link = 0;
   int cap_resident = -1;                   // -1: cap not computed yet
   int stream = 0;                          // copied at launch: the host runs far ahead of
   int priority = 0;                        // the GPU, so the KernelSpec is cold at the end
@@ -732,7 +733,6 @@ class Run {
       if (r.cap_resident != r.resident) {  // the ceiling changes only with the CTAs resident
         r.cap_sm = sm_rate_ceiling(hw_, m, r.resident, r.usage);
         r.cap_link = link_rate_ceiling(hw_, m, r.usage);
-        r.cap = std::min(r.cap_sm, r.cap_link);
         r.cap_resident = r.resident;
       }
       solver_index_.push_back(k);
@@ -796,7 +796,7 @@ class Run {
       const KernelRun& r = kr_[k];
       const KernelModel& m = models_[k];
       // A loaded DRAM slows what the SMs do, not what the wires carry.
-      const double cap = factor ? std::min(r.cap_sm * (*factor)[i], r.cap_link) : r.cap;
+      const double cap = std::min(factor ? r.cap_sm * (*factor)[i] : r.cap_sm, r.cap_link);
       if (shared_groups_.empty()) {
         solver_.add(cap, r.usage.data());
         continue;
@@ -1179,8 +1179,8 @@ class Run {
       const KernelRun& y = b.runs[i];
       if (x.state != y.state || x.resident != y.resident || x.sms != y.sms ||
           bits(x.remaining) != bits(y.remaining) || bits(x.latency_left) != bits(y.latency_left) ||
-          bits(x.rate) != bits(y.rate) || bits(x.cap) != bits(y.cap) ||
-          bits(x.cap_sm) != bits(y.cap_sm) || x.cap_resident != y.cap_resident ||
+          bits(x.rate) != bits(y.rate) || bits(x.cap_sm) != bits(y.cap_sm) ||
+          bits(x.cap_link) != bits(y.cap_link) || x.cap_resident != y.cap_resident ||
           x.stream != y.stream || x.priority != y.priority || x.usage != y.usage ||
           x.ready_us - a.t != y.ready_us - b.t || y.enqueue_seq - x.enqueue_seq != E ||
           x.spinning != y.spinning || x.fresh != y.fresh)
